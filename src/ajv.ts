@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Ajv2020, type ErrorObject, type Options } from 'ajv/dist/2020.js'
+import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
+import type { ErrorDetail } from './errors.js'
+import { schemasDir } from './paths.js'
+
+// ajv-formats is CommonJS: under NodeNext its callable lives on `default`.
+const addFormats = (ajvFormatsModule as unknown as { default: FormatsPlugin }).default
+
+// strictRequired would forbid the `oneOf: [{required: [a]}, {required: [b]}]` idiom.
+/** Every schema of ours is JSON Schema draft 2020-12 (D10, D19), validated by one ajv flavour. */
+export function createAjv(options: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, ...options })
+  addFormats(ajv)
+  return ajv
+}
+
+export function loadSchema(fileName: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(schemasDir, fileName), 'utf8')) as Record<string, unknown>
+}
+
+/** ajv errors as the `details` of the D7 body: a JSON pointer and a short message each. */
+export function toDetails(errors: ErrorObject[] | null | undefined, limit = 20): ErrorDetail[] {
+  return (errors ?? []).slice(0, limit).map((error) => {
+    const missing = error.keyword === 'required' ? `/${String(error.params.missingProperty)}` : ''
+    return { path: `${error.instancePath}${missing}` || '/', message: error.message ?? 'is invalid' }
+  })
+}

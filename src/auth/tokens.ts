@@ -1,0 +1,91 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { ConfigError } from '../config/load.js'
+
+export interface TokenEntry {
+  name: string
+  hash: Buffer
+  expiresAt?: number
+}
+
+interface TokenFileEntry {
+  name: string
+  token?: string
+  sha256?: string
+  expiresAt?: string
+}
+
+const validateFile = createAjv().compile<TokenFileEntry[]>(loadSchema('api-tokens.schema.json'))
+
+export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
+
+export function readTokensFile(file: string): TokenEntry[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (err) {
+    const reason = err instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read'
+    throw new ConfigError([`DIAG_API_TOKENS_FILE: ${file} ${reason}`])
+  }
+  if (!validateFile(parsed)) {
+    const lines = toDetails(validateFile.errors).map(
+      (detail) => `DIAG_API_TOKENS_FILE: entry ${detail.path} ${detail.message}`,
+    )
+    throw new ConfigError(lines)
+  }
+  const names = new Set<string>()
+  return parsed.map((entry) => {
+    if (names.has(entry.name)) throw new ConfigError([`DIAG_API_TOKENS_FILE: duplicate token name "${entry.name}"`])
+    names.add(entry.name)
+    const hash = entry.sha256 ? Buffer.from(entry.sha256, 'hex') : sha256(entry.token as string)
+    return entry.expiresAt
+      ? { name: entry.name, hash, expiresAt: Date.parse(entry.expiresAt) }
+      : { name: entry.name, hash }
+  })
+}
+
+/**
+ * D3: with no token configured, one is generated once into `file` (mode 0600) and reused
+ * on later starts. Returns the token and whether this call created it (print it once).
+ */
+export function ensureGeneratedToken(file: string): { token: string; created: boolean } {
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), created: false }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  const token = randomBytes(32).toString('base64url')
+  writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' })
+  return { token, created: true }
+}
+
+/**
+ * Compares the presented token against every configured hash with timingSafeEqual and no
+ * early exit (D5), so the time taken says nothing about which entry, if any, matched.
+ */
+export class TokenVerifier {
+  private readonly entries: readonly TokenEntry[]
+
+  constructor(entries: TokenEntry[]) {
+    if (entries.length === 0) throw new Error('at least one API token is required')
+    this.entries = entries
+  }
+
+  /** The principal (token name), or null for a wrong or expired token. */
+  verify(presented: string, now = Date.now()): string | null {
+    const hash = sha256(presented)
+    let match: TokenEntry | null = null
+    for (const entry of this.entries) {
+      if (timingSafeEqual(hash, entry.hash) && match === null) match = entry
+    }
+    if (match === null) return null
+    if (match.expiresAt !== undefined && match.expiresAt <= now) return null
+    return match.name
+  }
+}
+
+const bearer = /^Bearer +([\x21-\x7e]{1,1024}) *$/i
+
+export function parseBearer(header: string | undefined): string | null {
+  if (header === undefined) return null
+  return bearer.exec(header)?.[1] ?? null
+}

@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { createAjv } from '../ajv.js'
+import { packageRoot } from '../paths.js'
+import { type ConfigKey, configKeys, configSchema } from './schema.js'
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  host: string
+  port: number
+  dataDir: string
+  tls: { certFile?: string; keyFile?: string; clientCaFile?: string }
+  apiTokensFile?: string
+  apiToken?: string
+  smtpUrl?: string
+  mailFrom: string
+  mailTo: string[]
+  inventoryFile: string
+  templatesDir: string
+  retentionDays: number
+  queueCapacity: number
+  logLevel: LogLevel
+  rateLimitPerMinute: number
+  shutdownTimeoutMs: number
+  workerEnabled: boolean
+  /** Unknown DIAG_* environment variables: reported as warnings, they are likely typos. */
+  unknownEnvKeys: string[]
+}
+
+/** Thrown with one line per bad value; the process prints them and exits non-zero. */
+export class ConfigError extends Error {
+  readonly lines: string[]
+  constructor(lines: string[]) {
+    super(lines.join('\n'))
+    this.name = 'ConfigError'
+    this.lines = lines
+  }
+}
+
+const ajv = createAjv({ coerceTypes: true, useDefaults: true })
+const validate = ajv.compile(configSchema)
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new ConfigError([`DIAG_CONFIG: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`])
+  }
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object')
+    return parsed as Record<string, unknown>
+  } catch {
+    throw new ConfigError([`DIAG_CONFIG: ${path} must hold one JSON object of DIAG_* keys`])
+  }
+}
+
+function describe(key: string): string {
+  const property = (configSchema.properties as Record<string, { description?: string }>)[key]
+  return property?.description ?? 'a valid value'
+}
+
+/**
+ * Parses the configuration once (D2): the JSON file named by DIAG_CONFIG first, then the
+ * environment on top (env wins). Empty environment values count as unset, as container
+ * runtimes often pass them. Relative paths resolve against `cwd`; the embedded defaults
+ * for inventory and templates resolve against the package, so `npm start` works anywhere.
+ */
+export function loadConfig(env: Record<string, string | undefined>, cwd = process.cwd()): Config {
+  const raw: Record<string, unknown> = {}
+  const configPath = env.DIAG_CONFIG
+  if (configPath) Object.assign(raw, readConfigFile(resolve(cwd, configPath)))
+
+  const unknownEnvKeys: string[] = []
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith('DIAG_') || value === undefined || value === '') continue
+    if ((configKeys as string[]).includes(key)) raw[key] = value
+    else unknownEnvKeys.push(key)
+  }
+
+  const given = { ...raw }
+  if (!validate(raw)) {
+    const lines = (validate.errors ?? []).map((error) => {
+      if (error.keyword === 'additionalProperties') {
+        return `${String(error.params.additionalProperty)}: unknown configuration key in DIAG_CONFIG`
+      }
+      const key = error.instancePath.replace(/^\//, '')
+      return `${key} must be ${describe(key)} (got ${JSON.stringify(given[key])})`
+    })
+    throw new ConfigError([...new Set(lines)])
+  }
+
+  const value = raw as Partial<Record<ConfigKey, string | number>>
+  const str = (key: ConfigKey) => (value[key] === undefined ? undefined : String(value[key]))
+  const path = (key: ConfigKey) => {
+    const p = str(key)
+    return p === undefined ? undefined : isAbsolute(p) ? p : resolve(cwd, p)
+  }
+
+  const certFile = path('DIAG_TLS_CERT')
+  const keyFile = path('DIAG_TLS_KEY')
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError(['DIAG_TLS_CERT and DIAG_TLS_KEY must be set together (or neither, to generate them)'])
+  }
+  const clientCaFile = path('DIAG_TLS_CLIENT_CA')
+
+  const config: Config = {
+    host: String(value.DIAG_HOST),
+    port: Number(value.DIAG_PORT),
+    dataDir: path('DIAG_DATA_DIR') as string,
+    tls: {
+      ...(certFile ? { certFile } : {}),
+      ...(keyFile ? { keyFile } : {}),
+      ...(clientCaFile ? { clientCaFile } : {}),
+    },
+    mailFrom: String(value.DIAG_MAIL_FROM),
+    mailTo: String(value.DIAG_MAIL_TO)
+      .split(',')
+      .map((address) => address.trim()),
+    inventoryFile: path('DIAG_INVENTORY') ?? resolve(packageRoot, 'examples', 'inventory.json'),
+    templatesDir: path('DIAG_TEMPLATES_DIR') ?? resolve(packageRoot, 'templates'),
+    retentionDays: Number(value.DIAG_RETENTION_DAYS),
+    queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
+    logLevel: value.DIAG_LOG_LEVEL as LogLevel,
+    rateLimitPerMinute: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),
+    shutdownTimeoutMs: Number(value.DIAG_SHUTDOWN_TIMEOUT_MS),
+    workerEnabled: value.DIAG_WORKER === 'on',
+    unknownEnvKeys,
+  }
+  const tokensFile = path('DIAG_API_TOKENS_FILE')
+  if (tokensFile) config.apiTokensFile = tokensFile
+  const token = str('DIAG_API_TOKEN')
+  if (token) config.apiToken = token
+  const smtpUrl = str('DIAG_SMTP_URL')
+  if (smtpUrl) config.smtpUrl = smtpUrl
+  return Object.freeze(config)
+}

@@ -1,0 +1,57 @@
+// The configuration schema (decision D2). Keys are the environment variable names, so the
+// optional JSON file named by DIAG_CONFIG uses the same names and every error message can
+// name the variable to fix. `description` is the expectation printed on a bad value.
+
+const string = (description: string, extra: object = {}) => ({ type: 'string', description, ...extra })
+const integer = (min: number, max: number, extra: object = {}) => ({
+  type: 'integer',
+  minimum: min,
+  maximum: max,
+  description: `an integer from ${min} to ${max}`,
+  ...extra,
+})
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    DIAG_CONFIG: string('a path to a JSON configuration file'),
+    DIAG_HOST: string('a listen address such as 0.0.0.0 or 127.0.0.1', { minLength: 1, default: '0.0.0.0' }),
+    DIAG_PORT: integer(0, 65535, { default: 8443 }),
+    DIAG_DATA_DIR: string('a directory path', { minLength: 1, default: './data' }),
+    DIAG_TLS_CERT: string('a path to a PEM certificate chain', { minLength: 1 }),
+    DIAG_TLS_KEY: string('a path to a PEM private key', { minLength: 1 }),
+    DIAG_TLS_CLIENT_CA: string('a path to a PEM CA bundle for client certificates', { minLength: 1 }),
+    DIAG_API_TOKENS_FILE: string('a path to a JSON token list', { minLength: 1 }),
+    DIAG_API_TOKEN: string('a token of 16 to 512 visible ASCII characters', {
+      pattern: '^[\\x21-\\x7e]{16,512}$',
+    }),
+    DIAG_SMTP_URL: string('an smtp:// or smtps:// URL', { pattern: '^smtps?://[^\\s]+$' }),
+    DIAG_MAIL_FROM: string('one e-mail address', {
+      pattern: '^[^\\s@,<>]+@[^\\s@,<>]+$',
+      default: 'diagnostic-service@localhost',
+    }),
+    DIAG_MAIL_TO: string('a comma-separated list of e-mail addresses', {
+      pattern: '^\\s*[^\\s@,<>]+@[^\\s@,<>]+\\s*(,\\s*[^\\s@,<>]+@[^\\s@,<>]+\\s*)*$',
+      default: 'sre-oncall@localhost',
+    }),
+    DIAG_INVENTORY: string('a path to the inventory JSON file', { minLength: 1 }),
+    DIAG_TEMPLATES_DIR: string('a directory of Handlebars templates', { minLength: 1 }),
+    DIAG_RETENTION_DAYS: integer(1, 3650, { default: 30 }),
+    DIAG_QUEUE_CAPACITY: integer(1, 1_000_000, { default: 50 }),
+    DIAG_LOG_LEVEL: {
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      description: 'one of fatal, error, warn, info, debug, trace, silent',
+      default: 'info',
+    },
+    DIAG_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000, {
+      description: 'an integer from 0 (off) to 1000000',
+      default: 6000,
+    }),
+    DIAG_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000, { default: 10_000 }),
+    DIAG_WORKER: { enum: ['on', 'off'], description: 'on or off', default: 'on' },
+  },
+} as const
+
+export type ConfigKey = keyof typeof configSchema.properties
+export const configKeys = Object.keys(configSchema.properties) as ConfigKey[]

@@ -1,0 +1,70 @@
+// The one catalogue of coded errors (STYLE.md). Every error response has the body of
+// decision D7: {"error": code, "message": one sentence, "details"?: [...]}.
+
+export interface ErrorDetail {
+  path: string
+  message: string
+}
+
+export class AppError extends Error {
+  readonly code: string
+  readonly statusCode: number
+  readonly details: ErrorDetail[] | undefined
+  readonly headers: Record<string, string>
+
+  constructor(
+    statusCode: number,
+    code: string,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message)
+    this.name = 'AppError'
+    this.statusCode = statusCode
+    this.code = code
+    this.details = options.details
+    this.headers = options.headers ?? {}
+  }
+}
+
+export const errors = {
+  unauthorized: () =>
+    new AppError(401, 'unauthorized', 'A valid bearer token is required.', {
+      headers: { 'www-authenticate': 'Bearer realm="diagnostic-service"' },
+    }),
+  invalidAlertPayload: (message: string, details?: ErrorDetail[]) =>
+    new AppError(400, 'invalid_alert_payload', message, details ? { details } : {}),
+  invalidRuleSchema: (message: string, details?: ErrorDetail[]) =>
+    new AppError(400, 'invalid_rule_schema', message, details ? { details } : {}),
+  invalidQueryParameter: (message: string, details?: ErrorDetail[]) =>
+    new AppError(400, 'invalid_query_parameter', message, details ? { details } : {}),
+  notFound: (message = 'No such resource.') => new AppError(404, 'not_found', message),
+  methodNotAllowed: (allow: string) =>
+    new AppError(405, 'method_not_allowed', 'Rules are append-only: this method is not allowed.', {
+      headers: { allow },
+    }),
+  payloadTooLarge: (limitBytes: number) =>
+    new AppError(413, 'payload_too_large', `The request body exceeds ${limitBytes} bytes.`),
+  unsupportedMediaType: () => new AppError(415, 'unsupported_media_type', 'The request body must be application/json.'),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(429, 'rate_limited', 'Too many requests for this token; retry later.', {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  queueFull: (retryAfterSeconds: number) =>
+    new AppError(503, 'queue_full', 'The diagnosis queue is full; retry later.', {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  notReady: (retryAfterSeconds = 5) =>
+    new AppError(503, 'not_ready', 'The service is not ready to accept requests.', {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
+  internal: () => new AppError(500, 'internal_error', 'An internal error occurred.'),
+}
+
+/** A driver failure wrapped by a repository, so no SQL or path ever reaches a client. */
+export class StoreError extends Error {
+  constructor(operation: string, options: { cause: unknown }) {
+    super(`store operation failed: ${operation}`, options)
+    this.name = 'StoreError'
+  }
+}

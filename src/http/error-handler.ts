@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { toDetails } from '../ajv.js'
+import { AppError, errors } from '../errors.js'
+
+/**
+ * Turns every error into the D7 body. Fastify's own errors (body limits, content types,
+ * JSON syntax, schema validation) map to the catalogue; anything else is a 500 whose
+ * message never leaves the process.
+ */
+export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error
+  const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
+    request.routeOptions.config.invalidBodyCode === 'invalid_rule_schema'
+      ? errors.invalidRuleSchema(message, details)
+      : request.routeOptions.config.invalidBodyCode === 'invalid_alert_payload'
+        ? errors.invalidAlertPayload(message, details)
+        : errors.invalidQueryParameter(message, details)
+
+  if (error.validation) {
+    if (error.validationContext === 'querystring') {
+      return errors.invalidQueryParameter('A query parameter is invalid.', toDetails(error.validation))
+    }
+    return invalid('The request body does not match the schema.', toDetails(error.validation))
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge(request.routeOptions.bodyLimit ?? 0)
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return errors.unsupportedMediaType()
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalid('The request body is empty.')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return invalid('The Content-Length header does not match the body.')
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return invalid('The request body is not valid JSON.')
+  }
+  if (error.statusCode === 400) return invalid('The request is malformed.')
+  return errors.internal()
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error, request)
+    if (appError.statusCode >= 500 && !(error instanceof AppError)) {
+      request.log.error({ err: error }, 'request failed')
+    }
+    reply.headers(appError.headers)
+    reply.code(appError.statusCode).type('application/json; charset=utf-8')
+    const body: Record<string, unknown> = { error: appError.code, message: appError.message }
+    if (appError.details) body.details = appError.details
+    return reply.send(body)
+  })
+  app.setNotFoundHandler((_request, reply) => {
+    const { statusCode, code, message } = errors.notFound('No such endpoint.')
+    return reply.code(statusCode).send({ error: code, message })
+  })
+}

@@ -1,0 +1,34 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { parseBearer, type TokenVerifier } from '../auth/tokens.js'
+import { errors } from '../errors.js'
+import type { Readiness } from '../readiness.js'
+
+/** D28: while starting or shutting down, API requests are refused with a retryable 503. */
+export function readinessGate(readiness: Readiness) {
+  return async (request: FastifyRequest) => {
+    if (request.routeOptions.config.public) return
+    if (!readiness.isReady) throw errors.notReady()
+  }
+}
+
+/** D5: every non-public route needs a valid, unexpired bearer token. */
+export function authenticate(verifier: TokenVerifier) {
+  return async (request: FastifyRequest) => {
+    if (request.routeOptions.config.public) return
+    const token = parseBearer(request.headers.authorization)
+    const principal = token === null ? null : verifier.verify(token)
+    if (principal === null) throw errors.unauthorized()
+    request.principal = principal
+  }
+}
+
+const jsonMediaType = /^application\/json\s*(;|$)/i
+
+/**
+ * D8: a body-carrying request must be application/json (parameters such as charset
+ * allowed). Checked before the body is read, so a wrong type costs no upload.
+ */
+export async function requireJson(request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  if (!jsonMediaType.test(request.headers['content-type'] ?? '')) throw errors.unsupportedMediaType()
+  return payload
+}

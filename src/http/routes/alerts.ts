@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify'
+import { loadSchema } from '../../ajv.js'
+import { errors } from '../../errors.js'
+import type { Metrics } from '../../metrics.js'
+import type { EventWriter } from '../../store/event-writer.js'
+import { toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
+import { requireJson } from '../request-gates.js'
+
+export const webhookBodyLimit = 256 * 1024
+const queueFullRetryAfterSeconds = 30
+
+const accepted = {
+  type: 'object',
+  properties: {
+    status: { const: 'accepted' },
+    received: { type: 'integer' },
+    queued: { type: 'integer' },
+    duplicates: { type: 'integer' },
+    events: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          eventId: { type: 'string' },
+          fingerprint: { type: 'string' },
+          status: { type: 'string' },
+          duplicate: { type: 'boolean' },
+        },
+      },
+    },
+  },
+}
+
+export interface AlertRoutesDeps {
+  writer: Pick<EventWriter, 'submit'>
+  metrics: Pick<Metrics, 'alertsReceived'>
+}
+
+export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
+  const webhookSchema = loadSchema('alertmanager-webhook-v4.schema.json')
+
+  app.post<{ Body: WebhookPayload }>('/api/v1/alerts/alertmanager', {
+    bodyLimit: webhookBodyLimit,
+    config: { invalidBodyCode: 'invalid_alert_payload' },
+    preParsing: requireJson,
+    schema: { body: webhookSchema, response: { 202: accepted } },
+    handler: async (request, reply) => {
+      const outcome = await deps.writer.submit({
+        receiver: request.body.receiver,
+        groupKey: request.body.groupKey,
+        principal: request.principal,
+        alerts: toAlertEvents(request.body),
+      })
+      if (outcome.kind === 'queue_full') throw errors.queueFull(queueFullRetryAfterSeconds)
+      const { received, queued, duplicates, events } = outcome
+      deps.metrics.alertsReceived.inc({ outcome: 'queued' }, queued)
+      deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
+      request.log.info({ queued, duplicates }, 'alerts accepted')
+      return reply.code(202).send({ status: 'accepted', received, queued, duplicates, events })
+    },
+  })
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Metrics } from '../../metrics.js'
+import type { Readiness } from '../../readiness.js'
+
+export interface HealthRoutesDeps {
+  readiness: Readiness
+  metrics: Pick<Metrics, 'registry'>
+  version: string
+}
+
+/** True when the Accept header ranks application/json above the text format (D26). */
+function prefersJson(accept: string | undefined): boolean {
+  if (!accept) return false
+  let json = -1
+  let text = -1
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = Number(
+      params
+        .map((p) => p.trim())
+        .find((p) => p.startsWith('q='))
+        ?.slice(2) ?? 1,
+    )
+    const weight = Number.isFinite(q) ? q : 0
+    if (type === 'application/json') json = Math.max(json, weight)
+    else if (type === 'text/plain' || type.startsWith('application/openmetrics-text')) text = Math.max(text, weight)
+  }
+  return json > 0 && json > text
+}
+
+export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps) {
+  const { readiness, metrics, version } = deps
+  const config = { public: true }
+
+  app.get('/health/live', { config }, async () => ({ status: 'UP' }))
+
+  app.get('/health/ready', { config }, async (_request, reply) => {
+    if (readiness.isReady) return { status: 'UP' }
+    return reply.code(503).send({ status: 'DOWN', reason: readiness.state })
+  })
+
+  const exposition = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.url.startsWith('/health') && prefersJson(request.headers.accept)) {
+      return { status: readiness.isReady ? 'UP' : 'DOWN', state: readiness.state, version }
+    }
+    const text = await metrics.registry.metrics()
+    return reply.type(metrics.registry.contentType).send(text)
+  }
+  app.get('/health', { config }, exposition)
+  app.get('/metrics', { config }, exposition)
+}

@@ -1,0 +1,123 @@
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from './app.js'
+import { ensureGeneratedToken, readTokensFile, sha256, type TokenEntry, TokenVerifier } from './auth/tokens.js'
+import type { Config } from './config/load.js'
+import { createMetrics, type Metrics } from './metrics.js'
+import { packageRoot } from './paths.js'
+import { Readiness } from './readiness.js'
+import { type Db, openDatabase } from './store/database.js'
+import { EventWriter } from './store/event-writer.js'
+import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
+
+export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
+  .version
+
+export interface Service {
+  app: FastifyInstance
+  db: Db
+  metrics: Metrics
+  readiness: Readiness
+  /** The https URL the service listens on. */
+  url: string
+  /** CA file clients should trust when the certificate was generated (D3), else undefined. */
+  generatedCaFile: string | undefined
+  /** D28: readiness DOWN at once, drain requests, flush writes, close SQLite. */
+  stop(): Promise<void>
+}
+
+/** One line each for things an operator must see once (generated token, CA path). */
+export type Announce = (line: string) => void
+
+function loadTokens(config: Config, announce: Announce): TokenVerifier {
+  const entries: TokenEntry[] = config.apiTokensFile ? readTokensFile(config.apiTokensFile) : []
+  if (config.apiToken) entries.push({ name: 'default', hash: sha256(config.apiToken) })
+  if (entries.length === 0) {
+    const file = join(config.dataDir, 'api-token')
+    const { token, created } = ensureGeneratedToken(file)
+    if (created) announce(`generated API token (stored in ${file}, mode 0600, shown only now): ${token}`)
+    entries.push({ name: 'default', hash: sha256(token) })
+  }
+  return new TokenVerifier(entries)
+}
+
+async function loadTls(config: Config, announce: Announce) {
+  if (config.tls.certFile && config.tls.keyFile) {
+    return {
+      generatedCaFile: undefined,
+      files: { ...config.tls, certFile: config.tls.certFile, keyFile: config.tls.keyFile },
+    }
+  }
+  const dev = await ensureDevCertificates(join(config.dataDir, 'tls'))
+  if (dev.created) announce(`generated a local CA and server certificate; clients trust: ${dev.caFile}`)
+  const files = {
+    certFile: dev.certFile,
+    keyFile: dev.keyFile,
+    ...(config.tls.clientCaFile ? { clientCaFile: config.tls.clientCaFile } : {}),
+  }
+  return { generatedCaFile: dev.caFile, files }
+}
+
+export async function startService(config: Config, announce: Announce = () => {}): Promise<Service> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  const tls = await loadTls(config, announce)
+  const tokens = loadTokens(config, announce)
+  const dbFile = join(config.dataDir, 'diagnostic.db')
+  const db = openDatabase(dbFile)
+  const metrics = createMetrics({ version, dbFile })
+  const readiness = new Readiness(metrics.ready)
+  const writer = new EventWriter(db, { queueCapacity: config.queueCapacity })
+
+  const material = readTlsMaterial(tls.files)
+  const app = await buildApp(
+    { readiness, metrics, tokens, writer, version, rateLimitPerMinute: config.rateLimitPerMinute },
+    {
+      // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.
+      https: {
+        ...material,
+        minVersion: 'TLSv1.3',
+        maxVersion: 'TLSv1.3',
+        ...(material.ca ? { requestCert: true, rejectUnauthorized: true } : {}),
+      },
+      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    },
+  )
+  if (config.unknownEnvKeys.length > 0) {
+    app.log.warn({ keys: config.unknownEnvKeys }, 'ignoring unknown DIAG_* environment variables')
+  }
+
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= (async () => {
+      readiness.set('shutting_down')
+      await app.close()
+      writer.flush()
+      db.close()
+    })()
+    return stopping
+  }
+
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    db.close()
+    throw error
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`
+
+  // Listening first and then checking lets /health/ready tell "starting" and
+  // "startup_failed" apart from "not running" (D26).
+  try {
+    const check = db.pragma('quick_check', { simple: true })
+    if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
+    readiness.set('ready')
+  } catch (error) {
+    readiness.set('startup_failed')
+    app.log.error({ err: error }, 'startup check failed; the service stays not ready')
+  }
+  return { app, db, metrics, readiness, url, generatedCaFile: tls.generatedCaFile, stop }
+}

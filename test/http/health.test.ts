@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { alert, webhook } from '../helpers/alerts.js'
+import { build, type TestService } from '../helpers/build.js'
+import { realTool } from '../helpers/real-tools.js'
+
+const families = [
+  ['diagnostic_service_ready', 'gauge'],
+  ['diagnostic_db_size_bytes', 'gauge'],
+  ['diagnostic_stale_locks_recovered_total', 'counter'],
+  ['diagnostic_stale_locks_exhausted_total', 'counter'],
+  ['diagnostic_records_pruned_total', 'counter'],
+  ['diagnostic_housekeeping_runs_total', 'counter'],
+  ['diagnostic_worker_failures_total', 'counter'],
+  ['diagnostic_notifications_sent_total', 'counter'],
+  ['diagnostic_notifications_failed_total', 'counter'],
+  ['diagnostic_build_info', 'gauge'],
+] as const
+
+describe('health and metrics (D26, D27)', () => {
+  let t: TestService
+  beforeAll(async () => {
+    t = await build()
+  })
+  afterAll(() => t.close())
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    t.call('GET', path, { headers: { authorization: '', ...headers } })
+
+  it('answers /health/live publicly with {"status":"UP"}', async () => {
+    const res = await get('/health/live')
+    expect(res.status).toBe(200)
+    expect(res.json()).toEqual({ status: 'UP' })
+  })
+
+  it('answers /health/ready 200 when ready and 503 with the reason otherwise', async () => {
+    expect((await get('/health/ready')).json()).toEqual({ status: 'UP' })
+    t.service.readiness.set('startup_failed')
+    try {
+      const res = await get('/health/ready')
+      expect(res.status).toBe(503)
+      expect(res.json()).toEqual({ status: 'DOWN', reason: 'startup_failed' })
+      expect(await (await get('/metrics')).text).toMatch(/^diagnostic_service_ready 0$/m)
+    } finally {
+      t.service.readiness.set('ready')
+    }
+  })
+
+  it.each(['/health', '/metrics'])('serves every family with HELP and TYPE on %s, publicly', async (path) => {
+    const res = await get(path)
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
+    for (const [name, type] of families) {
+      expect(res.text).toContain(`# HELP ${name} `)
+      expect(res.text).toContain(`# TYPE ${name} ${type}`)
+    }
+    expect(res.text).toMatch(/^diagnostic_service_ready 1$/m)
+    expect(res.text).toMatch(/^diagnostic_build_info\{version="\d+\.\d+\.\d+",node_version="[\d.]+"\} 1$/m)
+  })
+
+  it('keeps diagnostic_db_size_bytes current as events are stored', async () => {
+    const size = async () => Number(/^diagnostic_db_size_bytes (\d+)$/m.exec((await get('/metrics')).text)?.[1])
+    const before = await size()
+    expect(before).toBeGreaterThan(0)
+    const alerts = Array.from({ length: 50 }, (_, i) =>
+      alert({ fingerprint: `size${i}`, annotations: { description: 'y'.repeat(2000) } }),
+    )
+    expect((await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook(alerts) })).status).toBe(202)
+    expect(await size()).toBeGreaterThan(before)
+  })
+
+  it('answers /health with JSON when Accept prefers application/json', async () => {
+    const res = await get('/health', { accept: 'application/json' })
+    expect(res.status).toBe(200)
+    expect(res.json()).toEqual({ status: 'UP', state: 'ready', version: expect.stringMatching(/^\d+\.\d+\.\d+$/) })
+    // A scraper's Accept keeps the text format.
+    const scrape = await get('/health', {
+      accept: 'application/openmetrics-text;version=1.0.0,text/plain;q=0.5,*/*;q=0.1',
+    })
+    expect(scrape.text).toContain('# TYPE diagnostic_service_ready gauge')
+    expect((await get('/metrics', { accept: 'application/json' })).text).toContain('# HELP')
+  })
+
+  it('passes promtool check metrics', async () => {
+    const promtool = realTool('promtool', 'prometheus')
+    if (!promtool) return
+    const exposition = (await get('/metrics')).text
+    const result = spawnSync(promtool, ['check', 'metrics'], { input: exposition, encoding: 'utf8' })
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
+  })
+})

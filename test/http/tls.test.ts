@@ -1,0 +1,55 @@
+import { connect } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { build, type TestService } from '../helpers/build.js'
+
+describe('transport (D4)', () => {
+  let t: TestService
+  let port: number
+  beforeAll(async () => {
+    t = await build()
+    port = Number(new URL(t.service.url).port)
+  })
+  afterAll(() => t.close())
+
+  const handshake = (options: { minVersion?: 'TLSv1.2' | 'TLSv1.3'; maxVersion?: 'TLSv1.2' | 'TLSv1.3' }) =>
+    new Promise<{ protocol: string | null; authorized: boolean }>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'localhost', ca: t.ca, ...options }, () => {
+        resolve({ protocol: socket.getProtocol(), authorized: socket.authorized })
+        socket.end()
+      })
+      socket.on('error', reject)
+    })
+
+  it('completes a TLS 1.3 handshake that verifies against the generated CA', async () => {
+    expect(await handshake({ minVersion: 'TLSv1.3' })).toEqual({ protocol: 'TLSv1.3', authorized: true })
+    const res = await t.call('GET', '/health/live')
+    expect(res.status).toBe(200)
+  })
+
+  it('refuses a TLS 1.2 client', async () => {
+    await expect(handshake({ maxVersion: 'TLSv1.2' })).rejects.toThrow(/protocol version|alert|handshake/i)
+  })
+
+  it('refuses a client that does not trust the certificate', async () => {
+    await expect(
+      new Promise((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, servername: 'localhost' }, () => resolve(socket))
+        socket.on('error', reject)
+      }),
+    ).rejects.toThrow(/self.signed|unable to (verify|get)/i)
+  })
+
+  it('does not speak plain HTTP on the port', async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n'))
+      let data = ''
+      socket.on('data', (chunk) => {
+        data += chunk.toString('latin1')
+      })
+      socket.on('close', () => resolve(data))
+      socket.on('error', () => resolve(data))
+    })
+    expect(answer).not.toContain('"status":"UP"')
+  })
+})

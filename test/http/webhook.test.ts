@@ -1,0 +1,280 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { alert, requiredLabels, webhook } from '../helpers/alerts.js'
+import { build, type TestService, testToken } from '../helpers/build.js'
+
+const path = '/api/v1/alerts/alertmanager'
+
+function expectError(
+  res: { status: number; json: () => any; headers: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
+  expect(res.status).toBe(status)
+  expect(res.headers['content-type']).toMatch(/^application\/json/)
+  const body = res.json()
+  expect(body.error).toBe(code)
+  expect(typeof body.message).toBe('string')
+  // D7: no stack traces, SQL or file paths in any body.
+  expect(JSON.stringify(body)).not.toMatch(/\bat .+\.(ts|js):\d+|SQLITE|\/work\/|node_modules/)
+  return body
+}
+
+describe('POST /api/v1/alerts/alertmanager', () => {
+  let t: TestService
+  beforeAll(async () => {
+    t = await build()
+  })
+  afterAll(() => t.close())
+
+  const counts = () => ({ events: t.count('events'), keys: t.count('dedup_keys'), queue: t.count('queue_items') })
+
+  it('answers 202 with the D12 body after storing event, de-dup key and queue item', async () => {
+    const before = counts()
+    const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'aa01' })]) })
+    expect(res.status).toBe(202)
+    const body = res.json()
+    expect(body).toMatchObject({ status: 'accepted', received: 1, queued: 1, duplicates: 0 })
+    expect(body.events).toEqual([
+      { eventId: expect.any(String), fingerprint: 'aa01', status: 'firing', duplicate: false },
+    ])
+    expect(counts()).toEqual({ events: before.events + 1, keys: before.keys + 1, queue: before.queue + 1 })
+    const row = t.service.db.prepare('SELECT * FROM events WHERE id = ?').get(body.events[0].eventId) as any
+    expect(row).toMatchObject({ identity: 'aa01', status: 'firing', instance: 'app-01', principal: 'default' })
+    expect(JSON.parse(row.alert).annotations.summary).toBe('Health check failing')
+  })
+
+  it('answers a duplicate with 202 and stores nothing twice (D11)', async () => {
+    const payload = webhook([alert({ fingerprint: 'dup01' })])
+    const first = (await t.call('POST', path, { json: payload })).json()
+    const before = counts()
+    const res = await t.call('POST', path, { json: payload })
+    expect(res.status).toBe(202)
+    expect(res.json()).toMatchObject({ received: 1, queued: 0, duplicates: 1 })
+    expect(res.json().events[0]).toEqual({ ...first.events[0], duplicate: true })
+    expect(counts()).toEqual(before)
+  })
+
+  it('splits a payload into one event per alert and de-duplicates within it', async () => {
+    const before = counts()
+    const firing = alert({}, { appserver_instance: 'app-02' })
+    const res = await t.call('POST', path, {
+      json: webhook([firing, alert({ status: 'resolved' }, { appserver_instance: 'app-02' }), firing]),
+    })
+    expect(res.status).toBe(202)
+    const body = res.json()
+    expect(body).toMatchObject({ received: 3, queued: 2, duplicates: 1 })
+    // Without a fingerprint the identity is the label hash; the resolved twin is a new event.
+    expect(body.events[0].fingerprint).toMatch(/^[0-9a-f]{64}$/)
+    expect(body.events[1].fingerprint).toBe(body.events[0].fingerprint)
+    expect(body.events[2]).toEqual({ ...body.events[0], duplicate: true })
+    expect(counts().events).toBe(before.events + 2)
+  })
+
+  it("accepts Alertmanager's real extra fields (notification_reason, routeLabels, endsAt, generatorURL)", async () => {
+    const res = await t.call('POST', path, {
+      json: webhook(
+        [
+          alert({
+            fingerprint: 'extra01',
+            endsAt: '0001-01-01T00:00:00Z',
+            generatorURL: 'http://prometheus:9090/graph?g0.expr=up',
+          }),
+        ],
+        { notification_reason: 'new_alerts', routeLabels: { team: 'sre' } },
+      ),
+    })
+    expect(res.status).toBe(202)
+  })
+
+  it.each(requiredLabels)('answers 400 invalid_alert_payload without label %s and stores nothing', async (label) => {
+    const bad = alert({ fingerprint: `missing-${label}` })
+    delete (bad.labels as Record<string, string>)[label]
+    const before = counts()
+    const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'ok-sibling' }), bad]) })
+    const body = expectError(res, 400, 'invalid_alert_payload')
+    expect(body.details).toContainEqual({ path: `/alerts/1/labels/${label}`, message: expect.any(String) })
+    expect(counts()).toEqual(before)
+  })
+
+  it.each([
+    ['malformed JSON', '{"receiver": "x", ', 'application/json'],
+    ['an empty body', '', 'application/json'],
+    ['a JSON array', '[]', 'application/json'],
+    ['an invalid label name', JSON.stringify(webhook([alert({}, { 'bad-name': 'x' })])), 'application/json'],
+    ['an unknown status', JSON.stringify(webhook([alert({ status: 'pending' })])), 'application/json'],
+    ['a bad startsAt', JSON.stringify(webhook([alert({ startsAt: 'yesterday' })])), 'application/json'],
+    ['no alerts', JSON.stringify(webhook([])), 'application/json'],
+  ])('answers 400 invalid_alert_payload for %s and stores nothing', async (_name, body, type) => {
+    const before = counts()
+    const res = await t.call('POST', path, { body, headers: { 'content-type': type } })
+    expectError(res, 400, 'invalid_alert_payload')
+    expect(counts()).toEqual(before)
+  })
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a wrong token', { authorization: 'Bearer wrong-token-0123456789' }],
+    ['a Basic scheme', { authorization: `Basic ${Buffer.from(`x:${testToken}`).toString('base64')}` }],
+    ['an empty bearer', { authorization: 'Bearer ' }],
+  ])('answers 401 unauthorized for %s, with WWW-Authenticate, and stores nothing', async (_name, headers) => {
+    const before = counts()
+    const res = await t.call('POST', path, {
+      json: webhook([alert({ fingerprint: 'unauth' })]),
+      headers: { authorization: '', ...headers },
+    })
+    expectError(res, 401, 'unauthorized')
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer/)
+    expect(counts()).toEqual(before)
+  })
+
+  it('answers 413 for a body over 256 KiB, with Content-Length or chunked, and stores nothing', async () => {
+    const big = JSON.stringify(webhook([alert({ fingerprint: 'big', annotations: { blob: 'x'.repeat(60_000) } })]))
+    const padded = JSON.stringify(
+      webhook(
+        Array.from({ length: 6 }, (_, i) =>
+          alert({ fingerprint: `big${i}`, annotations: { blob: 'x'.repeat(50_000) } }),
+        ),
+      ),
+    )
+    expect(Buffer.byteLength(big)).toBeLessThan(256 * 1024)
+    expect(Buffer.byteLength(padded)).toBeGreaterThan(256 * 1024)
+    const before = counts()
+    const plain = await t.call('POST', path, { body: padded, headers: { 'content-type': 'application/json' } })
+    expectError(plain, 413, 'payload_too_large')
+    const chunked = await t.call('POST', path, {
+      body: padded,
+      chunked: true,
+      headers: { 'content-type': 'application/json' },
+    })
+    expectError(chunked, 413, 'payload_too_large')
+    expect(counts()).toEqual(before)
+    // Just under the limit, chunked, is fine.
+    const ok = await t.call('POST', path, { body: big, chunked: true, headers: { 'content-type': 'application/json' } })
+    expect(ok.status).toBe(202)
+  })
+
+  it.each([
+    ['text/plain', { 'content-type': 'text/plain' }],
+    ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }],
+    ['no Content-Type', {}],
+  ])('answers 415 unsupported_media_type for %s and stores nothing', async (_name, headers) => {
+    const before = counts()
+    const res = await t.call('POST', path, { body: JSON.stringify(webhook([alert({ fingerprint: 'mt' })])), headers })
+    expectError(res, 415, 'unsupported_media_type')
+    expect(counts()).toEqual(before)
+  })
+
+  it('accepts application/json with a charset parameter', async () => {
+    const res = await t.call('POST', path, {
+      body: JSON.stringify(webhook([alert({ fingerprint: 'charset' })])),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    })
+    expect(res.status).toBe(202)
+  })
+
+  it('answers 404 not_found in the D7 shape for an unknown API path', async () => {
+    expectError(await t.call('GET', '/api/v1/nothing-here'), 404, 'not_found')
+  })
+})
+
+describe('authentication with a tokens file (D5)', () => {
+  let t: TestService
+  beforeAll(async () => {
+    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'diag-tokens-'))
+    const file = join(dir, 'tokens.json')
+    const { createHash } = await import('node:crypto')
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { name: 'alertmanager', token: 'alertmanager-token-0001' },
+        { name: 'hashed', sha256: createHash('sha256').update('hashed-token-000000001').digest('hex') },
+        { name: 'retired', token: 'retired-token-00000001', expiresAt: '2020-01-01T00:00:00Z' },
+      ]),
+    )
+    t = await build({ DIAG_API_TOKENS_FILE: file })
+  })
+  afterAll(() => t.close())
+
+  it('accepts every valid token and records its name as the principal', async () => {
+    for (const [token, name] of [
+      ['alertmanager-token-0001', 'alertmanager'],
+      ['hashed-token-000000001', 'hashed'],
+      [testToken, 'default'],
+    ] as const) {
+      const res = await t.call('POST', path, {
+        json: webhook([alert({ fingerprint: `p${name}` })]),
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(res.status).toBe(202)
+      const row = t.service.db.prepare('SELECT principal FROM events WHERE identity = ?').get(`p${name}`) as any
+      expect(row.principal).toBe(name)
+    }
+  })
+
+  it('answers 401 for an expired token and stores nothing', async () => {
+    const before = t.count('events')
+    const res = await t.call('POST', path, {
+      json: webhook([alert({ fingerprint: 'expired' })]),
+      headers: { authorization: 'Bearer retired-token-00000001' },
+    })
+    expectError(res, 401, 'unauthorized')
+    expect(t.count('events')).toBe(before)
+  })
+})
+
+describe('back-pressure and rate limits (D9)', () => {
+  it('answers 503 queue_full with Retry-After once the queue holds its capacity, storing nothing', async () => {
+    const t = await build({ DIAG_QUEUE_CAPACITY: '2', DIAG_WORKER: 'off' })
+    try {
+      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'q1' })]) })).status).toBe(202)
+      // Admitted below capacity, so all three alerts are taken even though that passes 2.
+      const many = await t.call('POST', path, {
+        json: webhook([alert({ fingerprint: 'q2' }), alert({ fingerprint: 'q3' }), alert({ fingerprint: 'q4' })]),
+      })
+      expect(many.status).toBe(202)
+      expect(t.count('queue_items')).toBe(4)
+      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'q5' })]) })
+      const body = expectError(res, 503, 'queue_full')
+      expect(body.message).toMatch(/queue/)
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+      expect(t.count('events')).toBe(4)
+      expect(t.count('queue_items')).toBe(4)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('answers 429 rate_limited with Retry-After per token, storing nothing', async () => {
+    const t = await build({ DIAG_RATE_LIMIT_PER_MINUTE: '3' })
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: `r${i}` })]) })).status).toBe(202)
+      }
+      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'r3' })]) })
+      expectError(res, 429, 'rate_limited')
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+      expect(t.count('events')).toBe(3)
+      // Health and metrics are not rate limited.
+      expect((await t.call('GET', '/health/live')).status).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('answers 503 not_ready while shutting down, storing nothing (D28)', async () => {
+    const t = await build()
+    try {
+      t.service.readiness.set('shutting_down')
+      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'late' })]) })
+      expectError(res, 503, 'not_ready')
+      expect(t.count('events')).toBe(0)
+      const ready = await t.call('GET', '/health/ready')
+      expect(ready.status).toBe(503)
+      expect(ready.json()).toEqual({ status: 'DOWN', reason: 'shutting_down' })
+    } finally {
+      await t.close()
+    }
+  })
+})
