@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { alert, webhook } from '../helpers/alerts.js'
+import { request } from '../helpers/https-client.js'
+import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
+
+const running: ServiceProcess[] = []
+afterEach(() => {
+  for (const service of running.splice(0)) service.child.kill('SIGKILL')
+})
+
+function start(env: Record<string, string>, cwd?: string) {
+  const service = spawnService(env, cwd)
+  running.push(service)
+  return service
+}
+
+describe('the service process', () => {
+  it('comes up ready on the embedded defaults and reuses its token and CA on restart (D3)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-defaults-'))
+    // Only the port differs from a bare `npm start`, so parallel test runs cannot collide.
+    const first = start({ DIAG_PORT: '0' }, cwd)
+    const url = await first.ready
+    expect(url).toMatch(/^https:\/\/localhost:\d+$/)
+
+    const caFile = join(cwd, 'data', 'tls', 'ca.pem')
+    const tokenFile = join(cwd, 'data', 'api-token')
+    expect(first.stdout()).toContain(`clients trust: ${caFile}`)
+    const token = readFileSync(tokenFile, 'utf8').trim()
+    expect(first.stdout()).toContain(token)
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
+    expect(statSync(join(cwd, 'data', 'diagnostic.db')).isFile()).toBe(true)
+
+    const ca = readFileSync(caFile)
+    expect((await request(`${url}/health/ready`, { ca })).json()).toEqual({ status: 'UP' })
+    const accepted = await request(`${url}/api/v1/alerts/alertmanager`, {
+      method: 'POST',
+      ca,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(webhook([alert({ fingerprint: 'defaults01' })])),
+    })
+    expect(accepted.status).toBe(202)
+
+    first.child.kill('SIGTERM')
+    expect(await first.exited).toEqual({ code: 0, signal: null })
+
+    const second = start({ DIAG_PORT: '0' }, cwd)
+    const url2 = await second.ready
+    expect(second.stdout()).not.toContain(token)
+    expect(second.stdout()).not.toContain('generated')
+    const again = await request(`${url2}/api/v1/alerts/alertmanager`, {
+      method: 'POST',
+      ca: readFileSync(caFile),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(webhook([alert({ fingerprint: 'defaults01' })])),
+    })
+    expect(again.json()).toMatchObject({ duplicates: 1 })
+  })
+
+  it.each([
+    [{ DIAG_PORT: 'https' }, 'DIAG_PORT must be an integer from 0 to 65535 (got "https")'],
+    [{ DIAG_LOG_LEVEL: 'loud' }, 'DIAG_LOG_LEVEL must be one of'],
+    [{ DIAG_TLS_KEY: '/nonexistent.pem' }, 'DIAG_TLS_CERT and DIAG_TLS_KEY must be set together'],
+    [
+      { DIAG_API_TOKENS_FILE: '/nonexistent/tokens.json' },
+      'DIAG_API_TOKENS_FILE: /nonexistent/tokens.json cannot be read',
+    ],
+  ])('refuses to start on a bad value with one clear line and exit code 78: %j', async (env, line) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-badconfig-'))
+    const service = start({ DIAG_PORT: '0', ...env }, cwd)
+    expect(await service.exited).toEqual({ code: 78, signal: null })
+    const lines = service.stderr().trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(`diagnostic-service: configuration error: ${line}`)
+  })
+
+  it('drains an in-flight request on SIGTERM, then exits 0 (D28)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-sigterm-'))
+    const service = start({ DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: 'sigterm-token-000001' }, cwd)
+    const url = await service.ready
+    const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
+    // A request whose body is still arriving when the signal comes must still be answered.
+    const { request: rawRequest } = await import('node:https')
+    const body = JSON.stringify(webhook([alert({ fingerprint: 'inflight01' })]))
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = rawRequest(
+        `${url}/api/v1/alerts/alertmanager`,
+        {
+          method: 'POST',
+          ca,
+          agent: false,
+          headers: {
+            authorization: 'Bearer sigterm-token-000001',
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        },
+      )
+      req.on('error', reject)
+      req.write(body.slice(0, 20))
+      setTimeout(() => {
+        service.child.kill('SIGTERM')
+        setTimeout(() => req.end(body.slice(20)), 300)
+      }, 300)
+    })
+    expect(await answered).toBe(202)
+    expect(await service.exited).toEqual({ code: 0, signal: null })
+  })
+})

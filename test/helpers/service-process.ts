@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { packageRoot } from '../../src/paths.js'
+
+export interface ServiceProcess {
+  child: ChildProcess
+  url: string
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** The environment of a spawned service: the parent's, minus every DIAG_* variable. */
+export function cleanEnv(env: Record<string, string>): Record<string, string> {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([key, value]) => !key.startsWith('DIAG_') && value !== undefined),
+  ) as Record<string, string>
+  return { ...base, ...env }
+}
+
+/** Spawns the built service (`node dist/src/server.js`, as `npm start` runs it). */
+export function spawnService(
+  env: Record<string, string>,
+  cwd = packageRoot,
+): ServiceProcess & { ready: Promise<string> } {
+  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
+    cwd,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service not ready in 30 s:\n${out}\n${err}`)), 30_000)
+    const onData = () => {
+      const match = /diagnostic-service: ready on (https:\/\/\S+)/.exec(out)
+      if (match?.[1]) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    }
+    child.stdout?.on('data', onData)
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`service exited (${code ?? signal}) before ready:\n${out}\n${err}`))
+    })
+  })
+  ready.catch(() => {})
+  return {
+    child,
+    get url() {
+      return /ready on (https:\/\/\S+)/.exec(out)?.[1] ?? ''
+    },
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    ready,
+  }
+}
