@@ -16,6 +16,7 @@ export interface Metrics {
   notificationsSent: Counter
   notificationsFailed: Counter
   alertsReceived: Counter<'outcome'>
+  ingestCommits: Counter
 }
 
 function fileSize(path: string): number {
@@ -75,6 +76,10 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
     notificationsFailed: counter(
       'diagnostic_notifications_failed_total',
       'Reports that failed after retries were exhausted',
+    ),
+    ingestCommits: counter(
+      'diagnostic_ingest_commits_total',
+      'Transactions that committed webhook requests; concurrent requests share one (group commit)',
     ),
     alertsReceived: new Counter({
       name: 'diagnostic_alerts_received_total',

@@ -67,7 +67,7 @@ export async function startService(config: Config, announce: Announce = () => {}
   const db = openDatabase(dbFile)
   const metrics = createMetrics({ version, dbFile })
   const readiness = new Readiness(metrics.ready)
-  const writer = new EventWriter(db, { queueCapacity: config.queueCapacity })
+  const writer = new EventWriter(db, { queueCapacity: config.queueCapacity, commits: metrics.ingestCommits })
 
   const material = readTlsMaterial(tls.files)
   const app = await buildApp(

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto'
 import { StoreError } from '../errors.js'
 import type { Db } from './database.js'
+import { uuidv7 } from './ids.js'
 
 export type AlertStatus = 'firing' | 'resolved'
 
@@ -14,8 +14,7 @@ export interface AlertEventInput {
   alertname: string
   instance: string
   severity: string
-  labels: Record<string, string>
-  annotations: Record<string, string>
+  /** The alert object as received, labels and annotations included. */
   alert: unknown
 }
 
@@ -57,20 +56,20 @@ export class EventWriter {
 
   constructor(
     db: Db,
-    private readonly options: { queueCapacity: number; now?: () => number },
+    private readonly options: { queueCapacity: number; now?: () => number; commits?: { inc: () => void } },
   ) {
     this.statements = {
-      queuedCount: db
-        .prepare("SELECT count(*) FROM (SELECT 1 FROM queue_items WHERE status = 'queued' LIMIT ?)")
-        .pluck(),
-      insertKey: db.prepare('INSERT INTO dedup_keys (identity, starts_at, status, event_id) VALUES (?, ?, ?, ?)'),
+      queuedCount: db.prepare("SELECT items FROM queue_depth WHERE status = 'queued'").pluck(),
+      claimKey: db.prepare(
+        'INSERT OR IGNORE INTO dedup_keys (identity, starts_at, status, event_id) VALUES (?, ?, ?, ?)',
+      ),
       existingEvent: db
         .prepare('SELECT event_id FROM dedup_keys WHERE identity = ? AND starts_at = ? AND status = ?')
         .pluck(),
       insertEvent: db.prepare(`INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
-        alertname, instance, severity, labels, annotations, alert, receiver, group_key, principal, received_at)
+        alertname, instance, severity, alert, receiver, group_key, principal, received_at)
         VALUES (@id, @identity, @fingerprint, @status, @startsAt, @endsAt, @alertname, @instance, @severity,
-        @labels, @annotations, @alert, @receiver, @groupKey, @principal, @receivedAt)`),
+        @alert, @receiver, @groupKey, @principal, @receivedAt)`),
       enqueue: db.prepare(
         'INSERT INTO queue_items (event_id, available_at, created_at, updated_at) VALUES (?, ?, ?, ?)',
       ),
@@ -78,7 +77,7 @@ export class EventWriter {
     const writeOne = db.transaction((request: IngestRequest, now: number) => this.writeRequest(request, now))
     this.writeBatch = db.transaction((batch: Pending[]) => {
       const now = this.now()
-      let queued = Number(this.statements.queuedCount.get(this.options.queueCapacity))
+      let queued = Number(this.statements.queuedCount.get())
       return batch.map(({ request }) => {
         // D9a: a request is admitted while fewer than `capacity` events wait; an admitted
         // request may carry several alerts and so take the queue past it.
@@ -96,6 +95,8 @@ export class EventWriter {
 
   /** Resolves after the request's events are committed (or rejects with a StoreError). */
   submit(request: IngestRequest): Promise<IngestOutcome> {
+    const known = this.knownDuplicates(request)
+    if (known) return Promise.resolve(known)
     return new Promise((resolve, reject) => {
       this.pending.push({ request, resolve, reject })
       if (!this.scheduled) {
@@ -114,6 +115,7 @@ export class EventWriter {
     let results: Array<IngestOutcome | Error>
     try {
       results = this.writeBatch(batch)
+      this.options.commits?.inc()
     } catch (error) {
       for (const item of batch) item.reject(new StoreError('ingest batch', { cause: error }))
       return
@@ -126,6 +128,21 @@ export class EventWriter {
     })
   }
 
+  /**
+   * Alertmanager re-sends every alert of a group on each repeat interval, so most traffic
+   * is duplicates. A de-dup key, once committed, never changes: when every alert of the
+   * request already has one, the answer needs no write, no batch and no wait.
+   */
+  private knownDuplicates(request: IngestRequest): IngestOutcome | undefined {
+    const events: IngestedEvent[] = []
+    for (const alert of request.alerts) {
+      const existing = this.statements.existingEvent.get(alert.identity, alert.startsAt, alert.status)
+      if (existing === undefined) return undefined
+      events.push({ eventId: String(existing), fingerprint: alert.identity, status: alert.status, duplicate: true })
+    }
+    return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
+  }
+
   private now(): number {
     return this.options.now?.() ?? Date.now()
   }
@@ -133,14 +150,14 @@ export class EventWriter {
   private writeRequest(request: IngestRequest, now: number): IngestOutcome {
     const events: IngestedEvent[] = []
     for (const alert of request.alerts) {
-      // Inside the IMMEDIATE transaction this process is the only writer, so the look-up
-      // and the inserts below cannot race with another request.
-      const existing = this.statements.existingEvent.get(alert.identity, alert.startsAt, alert.status)
-      if (existing !== undefined) {
-        events.push({ eventId: String(existing), fingerprint: alert.identity, status: alert.status, duplicate: true })
+      const eventId = uuidv7(now)
+      // The key decides: in the IMMEDIATE transaction no other writer can claim it between
+      // this insert and the event's, and the deferred foreign key is checked at commit.
+      if (this.statements.claimKey.run(alert.identity, alert.startsAt, alert.status, eventId).changes === 0) {
+        const existing = String(this.statements.existingEvent.get(alert.identity, alert.startsAt, alert.status))
+        events.push({ eventId: existing, fingerprint: alert.identity, status: alert.status, duplicate: true })
         continue
       }
-      const eventId = randomUUID()
       this.statements.insertEvent.run({
         id: eventId,
         identity: alert.identity,
@@ -151,15 +168,12 @@ export class EventWriter {
         alertname: alert.alertname,
         instance: alert.instance,
         severity: alert.severity,
-        labels: JSON.stringify(alert.labels),
-        annotations: JSON.stringify(alert.annotations),
         alert: JSON.stringify(alert.alert),
         receiver: request.receiver,
         groupKey: request.groupKey,
         principal: request.principal,
         receivedAt: now,
       })
-      this.statements.insertKey.run(alert.identity, alert.startsAt, alert.status, eventId)
       this.statements.enqueue.run(eventId, now, now, now)
       events.push({ eventId, fingerprint: alert.identity, status: alert.status, duplicate: false })
     }

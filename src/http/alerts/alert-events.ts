@@ -42,8 +42,6 @@ export function toAlertEvents(payload: WebhookPayload): AlertEventInput[] {
       alertname: labels.alertname as string,
       instance: labels.appserver_instance as string,
       severity: labels.severity as string,
-      labels,
-      annotations: alert.annotations,
       alert,
     }
   })

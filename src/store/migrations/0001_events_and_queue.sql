@@ -9,22 +9,20 @@ CREATE TABLE events (
   alertname    TEXT NOT NULL,
   instance     TEXT NOT NULL,          -- the appserver_instance label
   severity     TEXT NOT NULL,
-  labels       TEXT NOT NULL,          -- JSON object
-  annotations  TEXT NOT NULL,          -- JSON object
-  alert        TEXT NOT NULL,          -- the whole alert object as received (JSON)
+  alert        TEXT NOT NULL,          -- the whole alert object as received (JSON: labels, annotations, ...)
   receiver     TEXT NOT NULL,
   group_key    TEXT NOT NULL,
   principal    TEXT NOT NULL,          -- name of the token that delivered it
   received_at  INTEGER NOT NULL        -- epoch milliseconds
 );
 CREATE INDEX events_received_at ON events (received_at);
-CREATE INDEX events_identity ON events (identity, starts_at);
 
 CREATE TABLE dedup_keys (
   identity   TEXT NOT NULL,
   starts_at  TEXT NOT NULL,
   status     TEXT NOT NULL,
-  event_id   TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE,
+  -- Deferred: the key is claimed first (INSERT OR IGNORE), its event inserted right after.
+  event_id   TEXT NOT NULL REFERENCES events (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
   PRIMARY KEY (identity, starts_at, status)
 ) WITHOUT ROWID;
 CREATE INDEX dedup_keys_event ON dedup_keys (event_id);
@@ -43,3 +41,22 @@ CREATE TABLE queue_items (
 );
 CREATE INDEX queue_items_ready ON queue_items (available_at, id) WHERE status = 'queued';
 CREATE INDEX queue_items_leased ON queue_items (locked_until) WHERE status = 'processing';
+
+-- Items per status, kept by triggers, so admission control (D9a) reads one row instead of
+-- counting a queue that may be long.
+CREATE TABLE queue_depth (
+  status  TEXT PRIMARY KEY,
+  items   INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO queue_depth (status, items) VALUES ('queued', 0), ('processing', 0), ('done', 0), ('failed', 0);
+
+CREATE TRIGGER queue_items_count_insert AFTER INSERT ON queue_items BEGIN
+  UPDATE queue_depth SET items = items + 1 WHERE status = NEW.status;
+END;
+CREATE TRIGGER queue_items_count_update AFTER UPDATE OF status ON queue_items WHEN OLD.status <> NEW.status BEGIN
+  UPDATE queue_depth SET items = items - 1 WHERE status = OLD.status;
+  UPDATE queue_depth SET items = items + 1 WHERE status = NEW.status;
+END;
+CREATE TRIGGER queue_items_count_delete AFTER DELETE ON queue_items BEGIN
+  UPDATE queue_depth SET items = items - 1 WHERE status = OLD.status;
+END;

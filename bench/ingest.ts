@@ -1,0 +1,231 @@
+// npm run bench:ingest: the webhook ingestion benchmark (issue 2, docs/performance.md).
+// Every figure is printed next to a baseline measured in the same run, because the
+// machines are shared and noisy: only the ratios mean something. It never fails on speed.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { packageRoot } from '../src/paths.js'
+import { measureCommitFloor } from './sqlite-floor.js'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = 16
+const token = 'bench-token-000000000001'
+const path = '/api/v1/alerts/alertmanager'
+
+function alertBody(fingerprint: string): string {
+  return JSON.stringify({
+    version: '4',
+    receiver: 'diagnostic-service',
+    status: 'firing',
+    groupKey: '{}:{alertname="AppServerHealthCheckFailing"}',
+    groupLabels: { alertname: 'AppServerHealthCheckFailing' },
+    commonLabels: {},
+    commonAnnotations: {},
+    externalURL: 'http://alertmanager:9093',
+    truncatedAlerts: 0,
+    alerts: [
+      {
+        status: 'firing',
+        labels: {
+          alertname: 'AppServerHealthCheckFailing',
+          environment: 'prod',
+          host: 'app-host-01',
+          appserver_instance: 'app-01',
+          check: 'health_ready',
+          severity: 'critical',
+        },
+        annotations: { summary: 'Tomcat app-01 health check failing for 5 minutes' },
+        startsAt: '2026-11-22T04:55:00.000Z',
+        endsAt: '0001-01-01T00:00:00Z',
+        generatorURL: 'http://prometheus:9090/graph?g0.expr=probe_success%3D%3D0',
+        fingerprint,
+      },
+    ],
+  })
+}
+
+function startChild(
+  args: string[],
+  env: Record<string, string>,
+  readyLine: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = readyLine.exec(out)
+      if (match) resolve({ child, match })
+    })
+    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)))
+  })
+}
+
+function rssMiB(pid: number | undefined): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
+  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 }
+}
+
+interface PhaseResult {
+  name: string
+  reqPerSec: number
+  accepted: number
+  p50: number
+  p99: number
+  non2xx: number
+  errors: number
+  rss: { rss: number; peak: number }
+}
+
+async function load(
+  name: string,
+  url: string,
+  pid: number | undefined,
+  body: () => string,
+  duration = seconds,
+): Promise<PhaseResult> {
+  const result = await autocannon({
+    url: `${url}${path}`,
+    connections,
+    duration,
+    tlsOptions: { minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' },
+    requests: [
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: body() }),
+      },
+    ],
+  })
+  return {
+    name,
+    reqPerSec: result.requests.average,
+    accepted: result['2xx'] / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    rss: rssMiB(pid),
+  }
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(9)
+
+/** The slices of one phase as one result: rates averaged, latency percentiles at their worst. */
+function combine(name: string, slices: PhaseResult[]): PhaseResult {
+  const mean = (pick: (r: PhaseResult) => number) => slices.reduce((sum, r) => sum + pick(r), 0) / slices.length
+  const last = slices[slices.length - 1] as PhaseResult
+  return {
+    name,
+    reqPerSec: mean((r) => r.reqPerSec),
+    accepted: mean((r) => r.accepted),
+    p50: mean((r) => r.p50),
+    p99: Math.max(...slices.map((r) => r.p99)),
+    non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: slices.reduce((sum, r) => sum + r.errors, 0),
+    rss: last.rss,
+  }
+}
+
+async function scrapeCounter(url: string, name: string): Promise<number> {
+  const { request } = await import('node:https')
+  const text = await new Promise<string>((resolve, reject) => {
+    request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve(body))
+    })
+      .on('error', reject)
+      .end()
+  })
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+}
+
+async function main() {
+  mkdirSync(join(packageRoot, '.bench'), { recursive: true })
+  const work = mkdtempSync(join(packageRoot, '.bench', 'ingest-'))
+  const children: ChildProcess[] = []
+  try {
+    const service = await startChild(
+      [join(packageRoot, 'dist', 'src', 'server.js')],
+      {
+        DIAG_DATA_DIR: join(work, 'data'),
+        DIAG_HOST: '127.0.0.1',
+        DIAG_PORT: '0',
+        DIAG_API_TOKEN: token,
+        DIAG_WORKER: 'off', // the worker is paused: this measures ingestion alone
+        DIAG_QUEUE_CAPACITY: '1000000',
+        DIAG_RATE_LIMIT_PER_MINUTE: '0',
+        DIAG_LOG_LEVEL: 'warn',
+      },
+      /ready on (https:\/\/\S+)/,
+    )
+    children.push(service.child)
+    const serviceUrl = service.match[1] as string
+    const tls = join(work, 'data', 'tls')
+    const bare = await startChild(
+      [join(packageRoot, 'dist', 'bench', 'bare-server.js'), join(tls, 'server.pem'), join(tls, 'server-key.pem')],
+      {},
+      /listening (\d+)/,
+    )
+    children.push(bare.child)
+    const bareUrl = `https://127.0.0.1:${bare.match[1]}`
+
+    const duplicate = alertBody('benchdup0001')
+    let next = 0
+    const distinct = () => alertBody(`bench${(next++).toString(16).padStart(12, '0')}`)
+
+    process.stdout.write(`ingestion benchmark: ${connections} keep-alive connections, TLS 1.3, ${seconds} s a phase\n`)
+    await load('warm-up', bareUrl, bare.child.pid, () => duplicate, 2)
+    await load('warm-up', serviceUrl, service.child.pid, () => duplicate, 2)
+
+    const baseline = await load('bare Fastify, 202 without storing', bareUrl, bare.child.pid, () => duplicate)
+    const dupPath = await load('service, duplicate path', serviceUrl, service.child.pid, () => duplicate)
+
+    // The shared disk's fsync rate swings several-fold within a minute, so the distinct
+    // phase runs in slices, each right after its own floor measurement.
+    const floors: number[] = []
+    const slices: PhaseResult[] = []
+    const commitsBefore = await scrapeCounter(serviceUrl, 'diagnostic_ingest_commits_total')
+    for (let round = 0; round < 3; round++) {
+      floors.push(measureCommitFloor(work, 1.5))
+      slices.push(await load('distinct', serviceUrl, service.child.pid, distinct, Math.max(1, Math.round(seconds / 3))))
+    }
+    const commits = (await scrapeCounter(serviceUrl, 'diagnostic_ingest_commits_total')) - commitsBefore
+    const floor = floors.reduce((a, b) => a + b, 0) / floors.length
+    const distinctPath = combine('service, distinct alerts (worker paused)', slices)
+    const distinctSeconds = slices.length * Math.max(1, Math.round(seconds / 3))
+
+    process.stdout.write(
+      `\n${'phase'.padEnd(44)}${'req/s'.padStart(9)}${'2xx/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'non2xx'.padStart(9)}${'RSS MiB'.padStart(9)}${'peak'.padStart(9)}\n`,
+    )
+    for (const r of [baseline, dupPath, distinctPath]) {
+      process.stdout.write(
+        `${r.name.padEnd(44)}${fmt(r.reqPerSec)}${fmt(r.accepted)}${fmt(r.p50, 1)}${fmt(r.p99, 1)}${fmt(r.non2xx + r.errors)}${fmt(r.rss.rss)}${fmt(r.rss.peak)}\n`,
+      )
+    }
+    process.stdout.write(
+      `${'durable floor: single-row FULL commits/s'.padEnd(44)}${fmt(floor)}  (slices: ${floors.map((f) => f.toFixed(0)).join(', ')})\n`,
+    )
+    const accepted = distinctPath.accepted * distinctSeconds
+    process.stdout.write(
+      `${'service group commits/s'.padEnd(44)}${fmt(commits / distinctSeconds)}  (${(accepted / commits).toFixed(1)} alerts per commit)\n\n`,
+    )
+    const ratio = (n: number) => n.toFixed(2)
+    process.stdout.write(
+      `duplicate path / bare   req/s ${ratio(dupPath.reqPerSec / baseline.reqPerSec)} (target >= 0.60)   p99 ${ratio(dupPath.p99 / baseline.p99)}x (target <= 2)\n`,
+    )
+    process.stdout.write(
+      `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,
+    )
+  } finally {
+    for (const child of children) child.kill('SIGTERM')
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
