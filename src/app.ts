@@ -9,8 +9,10 @@ import './http/fastify-types.js'
 import { authenticate, readinessGate } from './http/request-gates.js'
 import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
+import { appendOnlyGuard, ruleRoutes } from './http/routes/rules.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
+import type { RulesService } from './rules/rules-service.js'
 import type { EventWriter } from './store/event-writer.js'
 
 export interface AppDeps {
@@ -18,6 +20,7 @@ export interface AppDeps {
   metrics: Metrics
   tokens: TokenVerifier
   writer: Pick<EventWriter, 'submit'>
+  rules: Pick<RulesService, 'list' | 'find' | 'register'>
   version: string
   /** Requests per minute per token; 0 turns the limit off (D9b). */
   rateLimitPerMinute: number
@@ -54,6 +57,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   registerErrorHandling(app)
 
   await app.register(healthRoutes, deps)
+  await app.register(appendOnlyGuard)
   await app.register(async (api) => {
     // Order matters: readiness (503), then authentication (401), then the per-token rate
     // limit (429, a route-level hook and so after these), then media type (415, preParsing).
@@ -69,6 +73,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       })
     }
     await api.register(alertRoutes, deps)
+    await api.register(ruleRoutes, deps)
   })
   return app
 }

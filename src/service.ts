@@ -7,8 +7,12 @@ import type { Config } from './config/load.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
 import { Readiness } from './readiness.js'
+import { PatternSafety } from './rules/pattern-safety.js'
+import { RulesService } from './rules/rules-service.js'
+import { seedCustomRules } from './rules/seed.js'
 import { type Db, openDatabase } from './store/database.js'
 import { EventWriter } from './store/event-writer.js'
+import { RulesRepository } from './store/rules-repository.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
 
 export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
@@ -19,6 +23,7 @@ export interface Service {
   db: Db
   metrics: Metrics
   readiness: Readiness
+  rules: RulesService
   /** The https URL the service listens on. */
   url: string
   /** CA file clients should trust when the certificate was generated (D3), else undefined. */
@@ -68,10 +73,11 @@ export async function startService(config: Config, announce: Announce = () => {}
   const metrics = createMetrics({ version, dbFile })
   const readiness = new Readiness(metrics.ready)
   const writer = new EventWriter(db, { queueCapacity: config.queueCapacity, commits: metrics.ingestCommits })
+  const rules = new RulesService(new RulesRepository(db), new PatternSafety())
 
   const material = readTlsMaterial(tls.files)
   const app = await buildApp(
-    { readiness, metrics, tokens, writer, version, rateLimitPerMinute: config.rateLimitPerMinute },
+    { readiness, metrics, tokens, writer, rules, version, rateLimitPerMinute: config.rateLimitPerMinute },
     {
       // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.
       https: {
@@ -114,10 +120,12 @@ export async function startService(config: Config, announce: Announce = () => {}
   try {
     const check = db.pragma('quick_check', { simple: true })
     if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
+    const seeded = await seedCustomRules(rules)
+    if (seeded > 0) app.log.info({ rules: seeded }, 'registered the seed rulepack (D29)')
     readiness.set('ready')
   } catch (error) {
     readiness.set('startup_failed')
     app.log.error({ err: error }, 'startup check failed; the service stays not ready')
   }
-  return { app, db, metrics, readiness, url, generatedCaFile: tls.generatedCaFile, stop }
+  return { app, db, metrics, readiness, rules, url, generatedCaFile: tls.generatedCaFile, stop }
 }

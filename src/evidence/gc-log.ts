@@ -1,0 +1,51 @@
+// Garbage-collection events parsed from log lines (GC-01, GC-03 facts). Understands the
+// unified JVM logging of JDK 9+ (`GC(12) Pause Full (Allocation Failure) 1980M->1975M(2048M)
+// 1234.567ms`) and the legacy JDK 8 format (`[Full GC (Ergonomics) [PSYoungGen: …]
+// [ParOldGen: 9000K->8990K(9216K)] …, 7.2680812 secs]`).
+
+export interface GcSummary {
+  fullCollections: number
+  /** Full collections that left the old generation (or the heap) 90 % full or more. */
+  fullCollectionsHighOccupancy: number
+  maxPauseMs: number
+}
+
+const unifiedPause = /\bPause [A-Za-z ()]*?(\d+(?:\.\d+)?)ms\s*$/
+const legacyPause = /, (\d+\.\d+) secs\]/
+const oldGeneration = /\[(?:ParOldGen|PSOldGen|CMS|Tenured|OldGen): (\d+)K->(\d+)K\((\d+)K\)\]/
+const heapTransition = /(\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)/
+const units = { K: 1, M: 1024, G: 1024 * 1024 } as const
+
+function kib(value: string | undefined, unit: string | undefined): number {
+  return Number(value) * (units[unit as keyof typeof units] ?? 1)
+}
+
+/** Occupancy after the collection (0..1): the old generation where logged, else the heap. */
+function occupancyAfter(line: string): number | null {
+  const old = oldGeneration.exec(line)
+  if (old) return Number(old[2]) / Number(old[3])
+  const heap = heapTransition.exec(line)
+  if (!heap) return null
+  const capacity = kib(heap[5], heap[6])
+  return capacity > 0 ? kib(heap[3], heap[4]) / capacity : null
+}
+
+export function summarizeGc(lines: readonly string[]): GcSummary {
+  const summary: GcSummary = { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 }
+  for (const raw of lines) {
+    // A GC line is short; a longer one is not a GC event and is not worth the regexes.
+    if (raw.length > 2000 || !/GC|Pause/.test(raw)) continue
+    const line = raw.trimEnd()
+    const unified = unifiedPause.exec(line)
+    const legacy = unified ? null : legacyPause.exec(line)
+    const pauseMs = unified ? Number(unified[1]) : legacy ? Number(legacy[1]) * 1000 : null
+    if (pauseMs === null) continue
+    summary.maxPauseMs = Math.max(summary.maxPauseMs, pauseMs)
+    const full = unified ? /\bPause Full\b/.test(line) : /\[Full GC\b/.test(line)
+    if (!full) continue
+    summary.fullCollections++
+    const occupancy = occupancyAfter(line)
+    if (occupancy !== null && occupancy >= 0.9) summary.fullCollectionsHighOccupancy++
+  }
+  return summary
+}

@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify'
+import { errors } from '../../errors.js'
+import { rulepackSchema } from '../../rules/rule-input.js'
+import type { RulesService } from '../../rules/rules-service.js'
+import { type CatalogueRule, type Category, type CustomRuleInput, categories, isBuiltin } from '../../rules/types.js'
+import { requireJson } from '../request-gates.js'
+
+export const ruleBodyLimit = 64 * 1024
+
+const nullableString = { type: ['string', 'null'] }
+const ruleProperties = {
+  id: { type: ['integer', 'string'] },
+  ruleId: nullableString,
+  branch: { type: 'string' },
+  ruleName: { type: 'string' },
+  category: { type: 'string' },
+  classification: { type: 'string' },
+  confidence: nullableString,
+  recommendedActions: { type: 'array', items: { type: 'string' } },
+}
+const ruleDetail = {
+  type: 'object',
+  properties: {
+    ...ruleProperties,
+    targetSource: { type: 'string' },
+    pattern: { type: 'string' },
+    assessment: { type: 'string' },
+    createdBy: { type: 'string' },
+    createdAt: { type: 'string' },
+  },
+}
+const ruleList = {
+  type: 'object',
+  properties: {
+    rules: { type: 'array', items: { type: 'object', properties: ruleProperties } },
+    total: { type: 'integer' },
+    category: nullableString,
+  },
+}
+
+/** List items carry the fields of the spec's list; built-ins show no pattern or audit fields. */
+function toItem(rule: CatalogueRule) {
+  const { id, ruleId, branch, ruleName, category, classification, confidence, recommendedActions } = rule
+  return { id, ruleId, branch, ruleName, category, classification, confidence, recommendedActions }
+}
+
+function toDetail(rule: CatalogueRule) {
+  if (!isBuiltin(rule)) return rule
+  return { ...toItem(rule), assessment: rule.assessment }
+}
+
+export interface RuleRoutesDeps {
+  rules: Pick<RulesService, 'list' | 'find' | 'register'>
+}
+
+export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
+  app.get<{ Querystring: { category?: Category } }>('/api/v1/rules', {
+    schema: {
+      querystring: { type: 'object', properties: { category: { enum: [...categories] } } },
+      response: { 200: ruleList },
+    },
+    handler: async (request) => {
+      const category = request.query.category ?? null
+      const rules = deps.rules.list(category ?? undefined).map(toItem)
+      return { rules, total: rules.length, category }
+    },
+  })
+
+  app.get<{ Params: { idOrBranch: string } }>('/api/v1/rules/:idOrBranch', {
+    schema: { response: { 200: ruleDetail } },
+    handler: async (request) => {
+      const rule = deps.rules.find(request.params.idOrBranch)
+      if (!rule) throw errors.notFound('No rule has this id or branch.')
+      return toDetail(rule)
+    },
+  })
+
+  app.post<{ Body: CustomRuleInput }>('/api/v1/rules', {
+    bodyLimit: ruleBodyLimit,
+    config: { invalidBodyCode: 'invalid_rule_schema' },
+    preParsing: requireJson,
+    schema: { body: rulepackSchema, response: { 201: ruleDetail } },
+    handler: async (request, reply) => {
+      const rule = await deps.rules.register(request.body, request.principal)
+      request.log.info({ ruleId: rule.id, branch: rule.branch }, 'rule registered')
+      return reply.code(201).send(rule)
+    },
+  })
+}
+
+/**
+ * D6: rules are append-only. PUT, PATCH and DELETE (and POST on one rule) answer 405 with
+ * an Allow header before authentication, and before any body is read.
+ */
+export async function appendOnlyGuard(app: FastifyInstance) {
+  const refuse = (allow: string) => async () => {
+    throw errors.methodNotAllowed(allow)
+  }
+  const config = { public: true }
+  app.route({
+    method: ['PUT', 'PATCH', 'DELETE'],
+    url: '/api/v1/rules',
+    config,
+    onRequest: refuse('GET, POST'),
+    handler: async () => undefined,
+  })
+  for (const url of ['/api/v1/rules/:idOrBranch', '/api/v1/rules/*']) {
+    app.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      url,
+      config,
+      onRequest: refuse('GET'),
+      handler: async () => undefined,
+    })
+  }
+}

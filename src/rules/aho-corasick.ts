@@ -1,0 +1,105 @@
+/**
+ * Aho-Corasick over UTF-16 code units, folding ASCII letters to lower case (one code unit
+ * each, so offsets in the folded text equal offsets in the original). Finds every
+ * occurrence of every word in one pass over the text, whatever the number of words.
+ */
+export class AhoCorasick {
+  private readonly next: Array<Map<number, number>> = [new Map()]
+  private readonly root = new Int32Array(65536)
+  private fail = new Int32Array(1)
+  private readonly outputs: number[][] = [[]]
+  private readonly lengths: number[] = []
+  /** Full transitions for ASCII (state * 128 + c): one array read per character. */
+  private ascii: Uint16Array | Uint32Array = new Uint16Array(0)
+
+  /** `words[i]` is reported as id i; words are folded like the text. */
+  constructor(words: readonly string[]) {
+    words.forEach((word, id) => {
+      let state = 0
+      for (let i = 0; i < word.length; i++) {
+        const c = fold(word.charCodeAt(i))
+        let target = this.next[state]?.get(c)
+        if (target === undefined) {
+          target = this.next.length
+          this.next.push(new Map())
+          this.outputs.push([])
+          this.next[state]?.set(c, target)
+        }
+        state = target
+      }
+      this.outputs[state]?.push(id)
+      this.lengths[id] = word.length
+    })
+    this.link()
+    this.compileAscii()
+  }
+
+  /** The goto-plus-failure transition, resolved once per (state, ASCII character). */
+  private compileAscii(): void {
+    const states = this.next.length
+    const table = states <= 0xffff ? new Uint16Array(states * 128) : new Uint32Array(states * 128)
+    // Breadth-first order: a state's failure target is shallower, so its row is ready.
+    const order: number[] = [0]
+    for (let head = 0; head < order.length; head++) order.push(...(this.next[order[head] as number]?.values() ?? []))
+    for (const state of order) {
+      const row = state * 128
+      const failRow = (this.fail[state] as number) * 128
+      for (let c = 0; c < 128; c++) {
+        const target = state === 0 ? this.root[c] : this.next[state]?.get(c)
+        table[row + c] = target !== undefined ? target : state === 0 ? 0 : (table[failRow + c] as number)
+      }
+    }
+    this.ascii = table
+  }
+
+  private link(): void {
+    this.fail = new Int32Array(this.next.length)
+    for (const [c, target] of this.next[0] ?? []) this.root[c] = target
+    const queue: number[] = [...(this.next[0]?.values() ?? [])]
+    for (let head = 0; head < queue.length; head++) {
+      const state = queue[head] as number
+      for (const [c, target] of this.next[state] ?? []) {
+        queue.push(target)
+        let f = this.fail[state] as number
+        while (f !== 0 && !this.next[f]?.has(c)) f = this.fail[f] as number
+        const candidate = f === 0 ? (this.root[c] as number) : (this.next[f]?.get(c) as number)
+        this.fail[target] = candidate === target ? 0 : candidate
+        const inherited = this.outputs[this.fail[target] as number] ?? []
+        if (inherited.length > 0) this.outputs[target]?.push(...inherited)
+      }
+    }
+  }
+
+  /**
+   * Calls `found(id, start)` for each occurrence; `found` returns true to stop the scan
+   * early (when everything it looks for has been seen).
+   */
+  scan(text: string, found: (id: number, start: number) => boolean | undefined): void {
+    let state = 0
+    const ascii = this.ascii
+    for (let i = 0; i < text.length; i++) {
+      const c = fold(text.charCodeAt(i))
+      state = c < 128 ? (ascii[state * 128 + c] as number) : this.step(state, c)
+      const out = this.outputs[state] as number[]
+      for (let k = 0; k < out.length; k++) {
+        const id = out[k] as number
+        if (found(id, i - (this.lengths[id] as number) + 1)) return
+      }
+    }
+  }
+
+  /** The transition for a non-ASCII character: goto, else follow failure links. */
+  private step(from: number, c: number): number {
+    let state = from
+    for (;;) {
+      if (state === 0) return this.root[c] as number
+      const target = this.next[state]?.get(c)
+      if (target !== undefined) return target
+      state = this.fail[state] as number
+    }
+  }
+}
+
+function fold(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { packageRoot } from '../paths.js'
+import type { BuiltinRule, Category, Classification, Condition, Confidence } from './types.js'
+
+export const builtinRulesDir = join(packageRoot, 'builtin-rules')
+export const builtinFamilies = ['TD', 'AH', 'GC', 'TH'] as const
+export type Family = (typeof builtinFamilies)[number]
+
+/** The 20 protected built-in branches of the spec. */
+export const builtinBranches = [
+  ...['01', '02', '03', '04', '05', '06', '07', '08'].map((n) => `TD-${n}`),
+  ...['01', '02', '03', '04', '05'].map((n) => `AH-${n}`),
+  ...['01', '02', '03', '04'].map((n) => `GC-${n}`),
+  ...['01', '02', '03'].map((n) => `TH-${n}`),
+]
+
+interface FamilyFile {
+  family: Family
+  version: string
+  rules: Array<{
+    branch: string
+    ruleName: string
+    category: Category
+    classification: Classification
+    confidence: Confidence
+    assessment: string
+    recommendedActions: string[]
+    signatures: string[]
+    fallback?: boolean
+    conditions: Condition
+  }>
+}
+
+const validate = createAjv().compile<FamilyFile>(loadSchema('builtin-rules.schema.json'))
+
+export class BuiltinRulesError extends Error {}
+
+/**
+ * Loads and validates `builtin-rules/{td,ah,gc,th}.json` (D18). A file that does not match
+ * its schema, a rule in the wrong family file, or a missing or extra branch stops the load.
+ */
+export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[]; versions: Record<Family, string> } {
+  const rules: BuiltinRule[] = []
+  const versions = {} as Record<Family, string>
+  for (const family of builtinFamilies) {
+    const file = join(dir, `${family.toLowerCase()}.json`)
+    const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
+    if (!validate(data)) {
+      const problems = toDetails(validate.errors).map((d) => `${d.path} ${d.message}`)
+      throw new BuiltinRulesError(`${file}: ${problems.join('; ')}`)
+    }
+    if (data.family !== family) throw new BuiltinRulesError(`${file}: family must be ${family}`)
+    versions[family] = data.version
+    for (const rule of data.rules) {
+      if (!rule.branch.startsWith(`${family}-`))
+        throw new BuiltinRulesError(`${file}: ${rule.branch} is not a ${family} rule`)
+      rules.push({
+        ...rule,
+        id: `builtin-${rule.branch}`,
+        family,
+        version: data.version,
+        ruleId: null,
+        fallback: rule.fallback ?? false,
+      })
+    }
+  }
+  const branches = rules.map((rule) => rule.branch).sort()
+  if (JSON.stringify(branches) !== JSON.stringify([...builtinBranches].sort())) {
+    throw new BuiltinRulesError(
+      `built-in branches must be exactly ${builtinBranches.join(', ')}; found ${branches.join(', ')}`,
+    )
+  }
+  return { rules, versions }
+}

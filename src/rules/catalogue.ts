@@ -1,0 +1,118 @@
+import { Engine, type RuleProperties } from 'json-rules-engine'
+import type { Family } from './builtin-loader.js'
+import { parsePattern } from './pattern.js'
+import { type PatternEntry, PatternIndex, type PatternMatch } from './pattern-index.js'
+import { compareFindings } from './ranking.js'
+import {
+  type BuiltinRule,
+  type CatalogueRule,
+  type Condition,
+  type CustomRule,
+  type EvidenceFacts,
+  isBuiltin,
+} from './types.js'
+
+export interface Finding {
+  rule: CatalogueRule
+  /** The first log line that matched the rule's pattern, when it matched on logs. */
+  logMatch: PatternMatch | null
+}
+
+export interface Diagnosis {
+  primary: Finding
+  /** Every matching rule in D21 order, the primary first. */
+  matches: Finding[]
+  /** Every rule evaluated and whether it matched, in catalogue order. */
+  trace: Array<{ id: string | number; branch: string; matched: boolean }>
+  catalogue: { builtinVersions: Record<Family, string>; customRules: number; lastCustomRuleId: number | null }
+}
+
+export const customKey = (rule: CustomRule) => `custom-${rule.id}`
+
+/** A custom rule as a json-rules-engine rule: its pattern matched, and its alert if scoped (D19). */
+function customConditions(rule: CustomRule): Condition {
+  const all: Condition[] = [{ fact: 'logPatterns', operator: 'contains', value: customKey(rule) }]
+  if (rule.ruleId) all.push({ fact: 'alert', path: '$.alertname', operator: 'equal', value: rule.ruleId })
+  return { all }
+}
+
+/**
+ * One immutable version of the rule catalogue: built-ins plus custom rules, their pattern
+ * index and their json-rules-engine rules. Hot reload builds a new Catalogue and swaps it
+ * in; evaluations already running finish on the version they started with.
+ *
+ * Each evaluation runs its own json-rules-engine Engine (the engine keeps one status per
+ * run, so engines are never shared between evaluations). It holds the built-ins and the
+ * custom rules whose pattern occurred in the excerpt: a custom rule requires its pattern,
+ * so the index has already decided the others (false), and 1,000 rules cost one scan.
+ */
+export class Catalogue {
+  readonly rules: readonly CatalogueRule[]
+  private readonly index: PatternIndex
+  private readonly builtinRuleProperties: RuleProperties[]
+  private readonly customRuleProperties = new Map<string, RuleProperties>()
+
+  constructor(
+    readonly builtins: readonly BuiltinRule[],
+    readonly custom: readonly CustomRule[],
+    readonly builtinVersions: Record<Family, string>,
+  ) {
+    this.rules = [...builtins, ...custom]
+    const entries: PatternEntry[] = []
+    for (const rule of builtins) {
+      for (const signature of rule.signatures) entries.push({ key: rule.branch, pattern: parsePattern(signature) })
+    }
+    for (const rule of custom) entries.push({ key: customKey(rule), pattern: parsePattern(rule.pattern) })
+    this.index = new PatternIndex(entries)
+
+    const properties = (rule: CatalogueRule): RuleProperties => ({
+      name: String(rule.id),
+      conditions: (isBuiltin(rule) ? rule.conditions : customConditions(rule)) as RuleProperties['conditions'],
+      event: { type: 'match' },
+    })
+    this.builtinRuleProperties = builtins.map(properties)
+    for (const rule of custom) this.customRuleProperties.set(customKey(rule), properties(rule))
+  }
+
+  withCustomRule(rule: CustomRule): Catalogue {
+    return new Catalogue(this.builtins, [...this.custom, rule], this.builtinVersions)
+  }
+
+  /** Every rule evaluated on the facts, findings ranked by D21. */
+  async diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
+    const logMatches = facts.logText ? this.index.scan(facts.logText) : new Map<string, PatternMatch>()
+    const candidates = [...logMatches.keys()].flatMap((key) => this.customRuleProperties.get(key) ?? [])
+    const engine = new Engine([...this.builtinRuleProperties, ...candidates], { allowUndefinedFacts: true })
+    const result = await engine.run({
+      logPatterns: [...logMatches.keys()],
+      evidence: { available: facts.available },
+      alert: facts.alert,
+      gc: facts.gc,
+      container: facts.container,
+      metrics: facts.metrics,
+      probe: facts.probe,
+    })
+    const matched = new Set(result.results.map((r) => r.name))
+    const finding = (rule: CatalogueRule): Finding => ({
+      rule,
+      logMatch: logMatches.get(isBuiltin(rule) ? rule.branch : customKey(rule)) ?? null,
+    })
+    const hits = this.rules.filter((rule) => matched.has(String(rule.id)))
+    const specific = hits.filter((rule) => !(isBuiltin(rule) && rule.fallback)).sort(compareFindings)
+    // D21: no evidence at all gives TD-07; evidence that no rule explains gives TD-08.
+    const fallbackBranch = facts.available ? 'TD-08' : 'TD-07'
+    const ranked = specific.length > 0 ? specific : this.rules.filter((rule) => rule.branch === fallbackBranch)
+    const matches = ranked.map(finding)
+    const last = this.custom[this.custom.length - 1]
+    return {
+      primary: matches[0] as Finding,
+      matches,
+      trace: this.rules.map((rule) => ({ id: rule.id, branch: rule.branch, matched: matched.has(String(rule.id)) })),
+      catalogue: {
+        builtinVersions: this.builtinVersions,
+        customRules: this.custom.length,
+        lastCustomRuleId: last?.id ?? null,
+      },
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs'
+import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { errors } from '../errors.js'
+import type { CustomRuleInput } from './types.js'
+
+export const rulepackSchema = loadSchema('rulepack-v1.schema.json')
+const validate = createAjv().compile<CustomRuleInput>(rulepackSchema)
+
+/** Validates one rule object against rulepack-v1 (the POST route uses the same schema). */
+export function parseRuleInput(body: unknown): CustomRuleInput {
+  if (!validate(body)) throw errors.invalidRuleSchema('The rule does not match the schema.', toDetails(validate.errors))
+  return body
+}
+
+/** A rulepack file: one rule object or an array of them (the CLI splits arrays). */
+export function readRulepack(file: string): unknown[] {
+  const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
+  return Array.isArray(data) ? data : [data]
+}

@@ -1,0 +1,124 @@
+import { errors } from '../errors.js'
+import { type Family, loadBuiltinRules } from './builtin-loader.js'
+import { Catalogue, type Diagnosis } from './catalogue.js'
+import { type Pattern, PatternSyntaxError, parsePattern } from './pattern.js'
+import type { PatternSafety } from './pattern-safety.js'
+import {
+  type BuiltinRule,
+  type CatalogueRule,
+  type Category,
+  type CustomRule,
+  type CustomRuleInput,
+  type CustomRuleStore,
+  type EvidenceFacts,
+  isBuiltin,
+  type NewCustomRule,
+} from './types.js'
+
+/**
+ * The rule catalogue of the running service: registration (D19), look-up (D20) and
+ * diagnosis (D21). The live catalogue is swapped atomically when a rule is added (hot
+ * reload); after a restart it is rebuilt from SQLite and builtin-rules/.
+ */
+export class RulesService {
+  private current: Catalogue
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly store: CustomRuleStore,
+    private readonly safety: Pick<PatternSafety, 'verdict'>,
+    builtin: { rules: BuiltinRule[]; versions: Record<Family, string> } = loadBuiltinRules(),
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.current = new Catalogue(builtin.rules, store.all(), builtin.versions)
+  }
+
+  get catalogue(): Catalogue {
+    return this.current
+  }
+
+  diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
+    return this.current.diagnose(facts)
+  }
+
+  /** D20: built-ins by branch, then custom rules by id; optionally one category. */
+  list(category?: Category): CatalogueRule[] {
+    const builtins = [...this.current.builtins].sort((a, b) => a.branch.localeCompare(b.branch))
+    const all: CatalogueRule[] = [...builtins, ...this.current.custom]
+    return category ? all.filter((rule) => rule.category === category) : all
+  }
+
+  /** A rule by database id (`12`), built-in id (`builtin-TD-01`) or branch (`TD-01`). */
+  find(idOrBranch: string): CatalogueRule | undefined {
+    const rules = this.current.rules
+    if (/^\d{1,15}$/.test(idOrBranch)) return this.current.custom.find((rule) => rule.id === Number(idOrBranch))
+    return rules.find((rule) => rule.branch === idOrBranch || (isBuiltin(rule) && rule.id === idOrBranch))
+  }
+
+  /**
+   * Registers a schema-valid rule: branch, name and pattern conflicts (409), pattern safety
+   * (400), then one transaction that stores it and builds the next catalogue, which is live
+   * before this resolves. Registrations run one at a time.
+   */
+  register(input: CustomRuleInput, principal: string): Promise<CustomRule> {
+    const run = this.queue.then(() => this.registerNow(input, principal))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async registerNow(input: CustomRuleInput, principal: string): Promise<CustomRule> {
+    const rule = normalize(input, principal)
+    let pattern: Pattern
+    try {
+      pattern = parsePattern(rule.pattern)
+    } catch (error) {
+      const message = error instanceof PatternSyntaxError ? error.message : 'invalid pattern'
+      throw errors.invalidRuleSchema('The pattern is not a valid regular expression.', [{ path: '/pattern', message }])
+    }
+    this.checkConflicts(rule)
+    const verdict = await this.safety.verdict(pattern)
+    if (!verdict.safe) throw errors.unsafeRegexPattern(verdict.reason)
+
+    let next: Catalogue | undefined
+    const stored = this.store.insert(rule, this.clock().toISOString(), (saved) => {
+      next = this.current.withCustomRule(saved)
+    })
+    this.current = next as Catalogue
+    return stored
+  }
+
+  private checkConflicts(rule: NewCustomRule): void {
+    const { builtins, custom } = this.current
+    if (builtins.some((r) => r.branch === rule.branch)) {
+      throw errors.ruleConflict('rule_branch_conflict', `Branch ${rule.branch} is a protected built-in branch.`)
+    }
+    if (custom.some((r) => r.branch === rule.branch)) {
+      throw errors.ruleConflict('rule_branch_conflict', `Branch ${rule.branch} is already registered.`)
+    }
+    if ([...builtins, ...custom].some((r) => r.ruleName === rule.ruleName)) {
+      throw errors.ruleConflict('rule_name_conflict', `A rule named ${rule.ruleName} already exists.`)
+    }
+    const patterns = [...builtins.flatMap((r) => r.signatures), ...custom.map((r) => r.pattern)]
+    if (patterns.includes(rule.pattern)) {
+      throw errors.ruleConflict('rule_pattern_conflict', 'A rule with this pattern already exists.')
+    }
+  }
+}
+
+/** D19: lower-case classification and confidence, ruleId null when absent, createdBy defaults to the caller. */
+function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
+  return {
+    ruleId: input.ruleId ?? null,
+    branch: input.branch,
+    ruleName: input.ruleName,
+    category: input.category,
+    targetSource: input.targetSource,
+    pattern: input.pattern,
+    assessment: input.assessment,
+    classification: input.classification.toLowerCase() as CustomRule['classification'],
+    confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
+    recommendedActions: input.recommendedActions,
+    createdBy: input.createdBy ?? principal,
+    principal,
+  }
+}

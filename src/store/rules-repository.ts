@@ -1,0 +1,82 @@
+import { StoreError } from '../errors.js'
+import type { CustomRule, CustomRuleStore, NewCustomRule } from '../rules/types.js'
+import type { Db } from './database.js'
+
+interface RuleRow {
+  id: number
+  rule_id: string | null
+  branch: string
+  rule_name: string
+  category: CustomRule['category']
+  target_source: 'local_file'
+  pattern: string
+  assessment: string
+  classification: CustomRule['classification']
+  confidence: CustomRule['confidence']
+  recommended_actions: string
+  created_by: string
+  created_at: string
+}
+
+function toRule(row: RuleRow): CustomRule {
+  return {
+    id: row.id,
+    ruleId: row.rule_id,
+    branch: row.branch,
+    ruleName: row.rule_name,
+    category: row.category,
+    targetSource: row.target_source,
+    pattern: row.pattern,
+    assessment: row.assessment,
+    classification: row.classification,
+    confidence: row.confidence,
+    recommendedActions: JSON.parse(row.recommended_actions) as string[],
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+  }
+}
+
+/** The append-only custom rules table (D19). */
+export class RulesRepository implements CustomRuleStore {
+  private readonly statements
+
+  constructor(private readonly db: Db) {
+    this.statements = {
+      all: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY id'),
+      byId: db.prepare<[number], RuleRow>('SELECT * FROM rules WHERE id = ?'),
+      insert: db.prepare(`INSERT INTO rules (rule_id, branch, rule_name, category, target_source, pattern,
+        assessment, classification, confidence, recommended_actions, created_by, principal, created_at)
+        VALUES (@ruleId, @branch, @ruleName, @category, @targetSource, @pattern, @assessment,
+        @classification, @confidence, @recommendedActions, @createdBy, @principal, @createdAt)`),
+    }
+  }
+
+  all(): CustomRule[] {
+    try {
+      return this.statements.all.all().map(toRule)
+    } catch (error) {
+      throw new StoreError('list rules', { cause: error })
+    }
+  }
+
+  insert(rule: NewCustomRule, createdAt: string, beforeCommit: (stored: CustomRule) => void): CustomRule {
+    const write = this.db.transaction(() => {
+      const { lastInsertRowid } = this.statements.insert.run({
+        ...rule,
+        recommendedActions: JSON.stringify(rule.recommendedActions),
+        createdAt,
+      })
+      const stored = toRule(this.statements.byId.get(Number(lastInsertRowid)) as RuleRow)
+      beforeCommit(stored)
+      return stored
+    })
+    try {
+      return write.immediate()
+    } catch (error) {
+      if (error instanceof StoreError) throw error
+      if ((error as { code?: string }).code?.startsWith('SQLITE_'))
+        throw new StoreError('insert rule', { cause: error })
+      throw error
+    }
+  }
+}
