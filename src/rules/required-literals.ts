@@ -17,11 +17,13 @@ export function requiredLiterals(source: string, flags: string): string[][] | nu
     if (runs === null) return null
     const usable = runs.filter((run) => run.length >= minimumLength)
     if (usable.length === 0) return null
-    if (flags.includes('i') && usable.some((run) => /[^\x00-\x7f]/.test(run))) return null
+    if (flags.includes('i') && usable.some(hasNonAscii)) return null
     result.push(usable)
   }
   return result
 }
+
+const hasNonAscii = (text: string) => [...text].some((ch) => ch.charCodeAt(0) > 0x7f)
 
 /** Splits on `|` outside groups and classes; null if the source is unbalanced. */
 function splitTopLevel(source: string): string[] | null {
