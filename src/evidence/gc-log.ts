@@ -10,7 +10,7 @@ export interface GcSummary {
   maxPauseMs: number
 }
 
-const unifiedPause = /\bPause [A-Za-z ()]*?(\d+(?:\.\d+)?)ms\s*$/
+const unifiedDuration = /(\d+(?:\.\d+)?)ms$/
 const legacyPause = /, (\d+\.\d+) secs\]/
 const oldGeneration = /\[(?:ParOldGen|PSOldGen|CMS|Tenured|OldGen): (\d+)K->(\d+)K\((\d+)K\)\]/
 const heapTransition = /(\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)/
@@ -36,9 +36,10 @@ export function summarizeGc(lines: readonly string[]): GcSummary {
     // A GC line is short; a longer one is not a GC event and is not worth the regexes.
     if (raw.length > 2000 || !/GC|Pause/.test(raw)) continue
     const line = raw.trimEnd()
-    const unified = unifiedPause.exec(line)
+    const unified = /\bPause\b/.test(line) ? unifiedDuration.exec(line) : null
     const legacy = unified ? null : legacyPause.exec(line)
-    const pauseMs = unified ? Number(unified[1]) : legacy ? Number(legacy[1]) * 1000 : null
+    // Rounded to the microsecond: "7.2680812 secs" is 7268.081 ms, without float noise.
+    const pauseMs = unified ? Number(unified[1]) : legacy ? Math.round(Number(legacy[1]) * 1e6) / 1e3 : null
     if (pauseMs === null) continue
     summary.maxPauseMs = Math.max(summary.maxPauseMs, pauseMs)
     const full = unified ? /\bPause Full\b/.test(line) : /\[Full GC\b/.test(line)

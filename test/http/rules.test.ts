@@ -1,0 +1,303 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { emptyFacts, withLogExcerpt } from '../../src/evidence/facts.js'
+import { build, type TestService } from '../helpers/build.js'
+
+const path = '/api/v1/rules'
+
+const validRule = (overrides: Record<string, unknown> = {}) => ({
+  ruleId: 'OrdersBatchFailed',
+  branch: 'TD-19',
+  ruleName: 'LedgerLockTimeout',
+  category: 'database_persistence',
+  targetSource: 'local_file',
+  pattern: '/LedgerLockTimeout: lock on account [0-9]{1,12} not granted/',
+  assessment: 'The ledger service could not lock an account row in time.',
+  classification: 'CONFIRMED_CAUSE',
+  confidence: 'HIGH',
+  recommendedActions: [
+    'Find the transaction holding the lock.',
+    'Check ledger batch timing.',
+    'Shorten the batch transactions.',
+    'Retry the batch.',
+  ],
+  ...overrides,
+})
+
+function expectError(res: { status: number; json: () => any }, status: number, code: string) {
+  expect(res.status).toBe(status)
+  const body = res.json()
+  expect(body).toMatchObject({ error: code, message: expect.any(String) })
+  expect(JSON.stringify(body)).not.toMatch(/SQLITE|node_modules|\/work\/|\.ts:\d+/)
+  return body
+}
+
+describe('rules API (spec, D19, D20)', () => {
+  let t: TestService
+  let stored: () => Array<Record<string, unknown>>
+  beforeAll(async () => {
+    t = await build()
+    stored = () => t.service.db.prepare('SELECT * FROM rules ORDER BY id').all() as Array<Record<string, unknown>>
+  })
+  afterAll(() => t.close())
+
+  it('lists the fresh catalogue: 20 built-ins by branch, then the 10 seed rules by id', async () => {
+    const res = await t.call('GET', path)
+    expect(res.status).toBe(200)
+    const body = res.json()
+    expect(body.total).toBe(30)
+    expect(body.category).toBeNull()
+    expect(body.rules.slice(0, 3).map((r: { branch: string }) => r.branch)).toEqual(['AH-01', 'AH-02', 'AH-03'])
+    expect(body.rules.slice(20).map((r: { id: number }) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    expect(Object.keys(body.rules[0]).sort()).toEqual(
+      ['branch', 'category', 'classification', 'confidence', 'id', 'recommendedActions', 'ruleId', 'ruleName'].sort(),
+    )
+    const td06 = body.rules.find((r: { branch: string }) => r.branch === 'TD-06')
+    expect(td06).toMatchObject({ id: 'builtin-TD-06', ruleId: null, classification: 'undetermined', confidence: null })
+  })
+
+  it('filters by category and echoes it', async () => {
+    const body = (await t.call('GET', `${path}?category=jvm_memory`)).json()
+    expect(body.category).toBe('jvm_memory')
+    expect(body.total).toBe(body.rules.length)
+    expect(body.rules.map((r: { branch: string }) => r.branch)).toEqual(
+      expect.arrayContaining(['AH-01', 'GC-01', 'GC-04', 'TD-02', 'TD-03', 'TD-11', 'TD-12']),
+    )
+    expect(body.rules.every((r: { category: string }) => r.category === 'jvm_memory')).toBe(true)
+  })
+
+  it('answers 400 invalid_query_parameter for a category outside the enum', async () => {
+    expectError(await t.call('GET', `${path}?category=memory`), 400, 'invalid_query_parameter')
+  })
+
+  it.each([
+    ['TD-01', { id: 'builtin-TD-01', ruleName: 'UpstreamConnectionRefused', category: 'network_integration' }],
+    ['builtin-GC-02', { branch: 'GC-02', classification: 'probable_cause', confidence: 'medium' }],
+    ['TD-09', { id: 1, createdBy: 'seed', targetSource: 'local_file', ruleName: 'JdbcPoolExhausted' }],
+    ['3', { branch: 'TD-11', pattern: 'java.lang.StackOverflowError' }],
+  ])('answers GET /api/v1/rules/%s with the rule', async (key, expected) => {
+    const res = await t.call('GET', `${path}/${key}`)
+    expect(res.status).toBe(200)
+    expect(res.json()).toMatchObject(expected)
+  })
+
+  it('shows a built-in with the fields of the spec, no pattern or audit fields', async () => {
+    const body = (await t.call('GET', `${path}/AH-05`)).json()
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'assessment',
+        'branch',
+        'category',
+        'classification',
+        'confidence',
+        'id',
+        'recommendedActions',
+        'ruleId',
+        'ruleName',
+      ].sort(),
+    )
+  })
+
+  it.each(['999', 'XX-99', 'builtin-XX-01'])('answers 404 not_found for %s', async (key) => {
+    expectError(await t.call('GET', `${path}/${key}`), 404, 'not_found')
+  })
+
+  it('answers 401 without a token on every rules endpoint', async () => {
+    for (const [method, url] of [
+      ['GET', path],
+      ['GET', `${path}/TD-01`],
+      ['POST', path],
+    ] as const) {
+      const res = await t.call(method, url, {
+        json: method === 'POST' ? validRule() : undefined,
+        headers: { authorization: '' },
+      })
+      expectError(res, 401, 'unauthorized')
+    }
+    expect(stored()).toHaveLength(10)
+  })
+
+  it('registers a rule: 201 with the full record, stored, and live before the response', async () => {
+    const res = await t.call('POST', path, { json: validRule() })
+    expect(res.status).toBe(201)
+    const rule = res.json()
+    expect(rule).toEqual({
+      ...validRule(),
+      id: 11,
+      classification: 'confirmed_cause',
+      confidence: 'high',
+      createdBy: 'default',
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    })
+    expect(stored()).toHaveLength(11)
+    expect(stored()[10]).toMatchObject({ branch: 'TD-19', principal: 'default', created_by: 'default' })
+    expect((await t.call('GET', `${path}/TD-19`)).json()).toEqual(rule)
+
+    // Hot reload: the very next diagnosis uses it.
+    const log = '2026-11-22 05:00:00 ERROR [batch-1] LedgerLockTimeout: lock on account 4711 not granted'
+    const facts = withLogExcerpt(
+      emptyFacts({ alertname: 'OrdersBatchFailed', instance: 'app-01', severity: 'critical' }),
+      log,
+    )
+    const diagnosis = await t.service.rules.diagnose(facts)
+    expect(diagnosis.primary.rule.branch).toBe('TD-19')
+    expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log })
+  })
+
+  it('keeps a given createdBy, records ruleId null when absent, and accepts mixed case', async () => {
+    const res = await t.call('POST', path, {
+      json: validRule({
+        ruleId: undefined,
+        branch: 'OPS-01',
+        ruleName: 'cacheNodeEvicted',
+        pattern: 'CacheNodeEvictedException',
+        classification: 'Probable_Cause',
+        confidence: 'Medium',
+        createdBy: 'alice@example.com',
+      }),
+    })
+    expect(res.status).toBe(201)
+    expect(res.json()).toMatchObject({
+      ruleId: null,
+      classification: 'probable_cause',
+      confidence: 'medium',
+      createdBy: 'alice@example.com',
+    })
+    expect(stored().at(-1)).toMatchObject({ principal: 'default', created_by: 'alice@example.com', rule_id: null })
+  })
+
+  it.each([
+    ['a missing field', validRule({ assessment: undefined }), '/assessment'],
+    ['an unknown category', validRule({ branch: 'TD-20', category: 'memory' }), '/category'],
+    ['confirmed_cause with medium', validRule({ branch: 'TD-20', confidence: 'medium' }), '/confidence'],
+    ['probable_cause with high', validRule({ branch: 'TD-20', classification: 'probable_cause' }), '/confidence'],
+    [
+      'an undetermined classification',
+      validRule({ branch: 'TD-20', classification: 'undetermined' }),
+      '/classification',
+    ],
+    ['a branch of the wrong shape', validRule({ branch: 'td-20' }), '/branch'],
+    [
+      'a ruleName that is not Pascal or camel case',
+      validRule({ branch: 'TD-20', ruleName: 'ledger lock' }),
+      '/ruleName',
+    ],
+    ['another targetSource', validRule({ branch: 'TD-20', targetSource: 'remote_api' }), '/targetSource'],
+    ['an id in the request', validRule({ branch: 'TD-20', id: 5 }), '/'],
+    [
+      '11 recommended actions',
+      validRule({ branch: 'TD-20', recommendedActions: Array(11).fill('Do it.') }),
+      '/recommendedActions',
+    ],
+    ['a wrong type', validRule({ branch: 'TD-20', recommendedActions: 'Do it.' }), '/recommendedActions'],
+    ['an invalid regular expression', validRule({ branch: 'TD-20', pattern: '/(unclosed [a-z/' }), '/pattern'],
+  ])('answers 400 invalid_rule_schema for %s and stores nothing', async (_name, body, detailPath) => {
+    const before = stored()
+    const res = await t.call('POST', path, { json: JSON.parse(JSON.stringify(body)) })
+    const error = expectError(res, 400, 'invalid_rule_schema')
+    expect(error.details.map((d: { path: string }) => d.path)).toContain(detailPath)
+    expect(stored()).toEqual(before)
+  })
+
+  it.each([
+    ['an array of rules', JSON.stringify([validRule({ branch: 'TD-20' })])],
+    ['malformed JSON', '{"branch": "TD-20",'],
+    ['an empty body', ''],
+  ])('answers 400 invalid_rule_schema for %s and stores nothing', async (_name, body) => {
+    const before = stored()
+    expectError(
+      await t.call('POST', path, { body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_rule_schema',
+    )
+    expect(stored()).toEqual(before)
+  })
+
+  it.each([
+    ['a built-in branch', { branch: 'TD-01' }, 'rule_branch_conflict'],
+    ['a protected built-in branch of another family', { branch: 'GC-04' }, 'rule_branch_conflict'],
+    ['a stored custom branch', { branch: 'TD-09' }, 'rule_branch_conflict'],
+    ['a built-in rule name', { branch: 'TD-20', ruleName: 'JavaHeapExhausted' }, 'rule_name_conflict'],
+    ['a custom rule name', { branch: 'TD-20', ruleName: 'JdbcPoolExhausted' }, 'rule_name_conflict'],
+    [
+      'a custom pattern',
+      { branch: 'TD-20', ruleName: 'OtherName', pattern: 'java.lang.StackOverflowError' },
+      'rule_pattern_conflict',
+    ],
+    [
+      'a built-in signature',
+      { branch: 'TD-20', ruleName: 'OtherName', pattern: 'Too many open files' },
+      'rule_pattern_conflict',
+    ],
+  ])('answers 409 for %s and stores nothing', async (_name, overrides, code) => {
+    const before = stored()
+    expectError(await t.call('POST', path, { json: validRule(overrides) }), 409, code)
+    expect(stored()).toEqual(before)
+  })
+
+  it.each([
+    ['exponential (a+)+', '/(a+)+$/'],
+    ['a nested quantifier in a group', '/(?:ERROR [0-9]+)+ failed/'],
+    ['polynomial \\s*…\\s*$', '/\\s*#\\s*include\\s*$/'],
+    ['polynomial .*x.*y', '/.*timeout.*refused/s'],
+  ])('answers 400 unsafe_regex_pattern for %s and stores nothing', async (_name, pattern) => {
+    const before = stored()
+    const body = expectError(
+      await t.call('POST', path, { json: validRule({ branch: 'TD-21', ruleName: 'Unsafe', pattern }) }),
+      400,
+      'unsafe_regex_pattern',
+    )
+    expect(body.details).toEqual([{ path: '/pattern', message: expect.any(String) }])
+    expect(stored()).toEqual(before)
+  })
+
+  it('answers 413 for a body over 64 KiB, with Content-Length or chunked, and stores nothing', async () => {
+    const before = stored()
+    const big = JSON.stringify(validRule({ branch: 'TD-22', ruleName: 'Big', assessment: 'x'.repeat(70 * 1024) }))
+    const headers = { 'content-type': 'application/json' }
+    expectError(await t.call('POST', path, { body: big, headers }), 413, 'payload_too_large')
+    expectError(await t.call('POST', path, { body: big, headers, chunked: true }), 413, 'payload_too_large')
+    expect(stored()).toEqual(before)
+  })
+
+  it('answers 415 for a body that is not JSON, and stores nothing', async () => {
+    const before = stored()
+    const res = await t.call('POST', path, {
+      body: JSON.stringify(validRule({ branch: 'TD-23' })),
+      headers: { 'content-type': 'text/plain' },
+    })
+    expectError(res, 415, 'unsupported_media_type')
+    expect(stored()).toEqual(before)
+  })
+
+  it.each([
+    ['PUT', path],
+    ['PATCH', path],
+    ['DELETE', path],
+    ['PUT', `${path}/TD-09`],
+    ['PATCH', `${path}/1`],
+    ['DELETE', `${path}/TD-01`],
+    ['DELETE', `${path}/1/anything`],
+  ])('answers %s %s with 405 and Allow, before authentication, changing nothing', async (method, url) => {
+    const before = stored()
+    const res = await t.call(method, url, { json: { ruleName: 'Changed' }, headers: { authorization: '' } })
+    expectError(res, 405, 'method_not_allowed')
+    expect(res.headers.allow).toBe(url === path ? 'GET, POST' : 'GET')
+    expect(stored()).toEqual(before)
+  })
+
+  it('refuses UPDATE and DELETE on the rules table itself (append-only triggers)', () => {
+    const db = t.service.db
+    expect(() => db.prepare("UPDATE rules SET pattern = 'x' WHERE id = 1").run()).toThrow(/append-only/)
+    expect(() => db.prepare('DELETE FROM rules WHERE id = 1').run()).toThrow(/append-only/)
+    expect(stored()[0]).toMatchObject({ id: 1, branch: 'TD-09' })
+  })
+
+  it('serializes concurrent registrations: of two rules with one branch, exactly one is stored', async () => {
+    const [a, b] = await Promise.all([
+      t.call('POST', path, { json: validRule({ branch: 'TD-30', ruleName: 'RaceOne', pattern: 'race one happened' }) }),
+      t.call('POST', path, { json: validRule({ branch: 'TD-30', ruleName: 'RaceTwo', pattern: 'race two happened' }) }),
+    ])
+    expect([a.status, b.status].sort()).toEqual([201, 409])
+    expect(stored().filter((r) => r.branch === 'TD-30')).toHaveLength(1)
+  })
+})

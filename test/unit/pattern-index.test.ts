@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest'
+import { AhoCorasick } from '../../src/rules/aho-corasick.js'
+import { parsePattern } from '../../src/rules/pattern.js'
+import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
+import { requiredLiterals } from '../../src/rules/required-literals.js'
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+describe('requiredLiterals', () => {
+  it.each([
+    ['Deadlock found|ORA-00060', '', [['Deadlock found'], ['ORA-00060']]],
+    ['SocketTimeoutException: (?:Read|connect) timed out', '', [['SocketTimeoutException: ', ' timed out']]],
+    ['Maximum number of threads \\([0-9]{1,9}\\) created', '', [['Maximum number of threads (', ') created']]],
+    ['abc?def', '', [['def']]], // `ab` is only 2 characters; `c` is optional
+    ['ab+cde', '', [['cde']]],
+    ['\\d{123}xyz', '', [['xyz']]],
+    ['x{0,3}yyy', '', [['yyy']]],
+    ['^Caused by: java\\.sql\\.SQLException', 'm', [['Caused by: java.sql.SQLException']]],
+  ])('finds the literals every match of %s contains', (source, flags, expected) => {
+    expect(requiredLiterals(source, flags)).toEqual(expected)
+  })
+
+  it.each([
+    ['ab|cd', ''], // an alternative without 3 literal characters
+    ['\\w+@\\w+', ''],
+    ['(foo|bar)baz|x', ''],
+    ['ÉCHEC de connexion', 'i'], // non-ASCII under i: the index folds ASCII only
+  ])('gives no prefilter for %s', (source, flags) => {
+    expect(requiredLiterals(source, flags)).toBeNull()
+  })
+})
+
+describe('AhoCorasick', () => {
+  it('reports every occurrence with its start, folding ASCII case', () => {
+    const hits: Array<[number, number]> = []
+    new AhoCorasick(['he', 'she', 'his', 'hers']).scan('uSHErs his', (id, start) => {
+      hits.push([id, start])
+      return undefined
+    })
+    expect(hits).toEqual([
+      [1, 1],
+      [0, 2],
+      [3, 2],
+      [2, 7],
+    ])
+  })
+
+  it('handles non-ASCII text and words', () => {
+    const hits: number[] = []
+    new AhoCorasick(['échec', 'ü']).scan('Connexion: échec – Grüße', (id, start) => {
+      hits.push(id, start)
+      return undefined
+    })
+    expect(hits).toEqual([0, 11, 1, 21])
+  })
+})
+
+const patterns = [
+  'java.net.ConnectException: Connection refused',
+  'OutOfMemoryError: Java heap space',
+  'ERROR',
+  'timed out',
+  '/SocketTimeoutException: (?:Read|connect) timed out/',
+  '/Deadlock found|ORA-00060|deadlock detected/',
+  '/deadlock DETECTED/i',
+  '/^FATAL/m',
+  '/pool-[0-9]{1,3}-thread/',
+  '/Found [0-9]+ deadlocks\\./',
+  '/\\bWARN\\b.*retry/',
+  '/x{2,}y/',
+  '/a.b/s',
+  '/ab|cd/',
+  '/Ünïcödé failure/u',
+  '/connection (?:reset|refused) by peer/i',
+]
+
+const fragments = [
+  'java.net.ConnectException: Connection refused',
+  'java.net.ConnectException: Connection ',
+  'OutOfMemoryError: Java heap space',
+  'outofmemoryerror: java heap space',
+  'ERROR',
+  'error',
+  'timed out',
+  'SocketTimeoutException: Read timed out',
+  'SocketTimeoutException: write timed out',
+  'Deadlock found',
+  'ORA-0006',
+  'ORA-00060',
+  'DeadLock Detected',
+  'FATAL',
+  '\nFATAL',
+  'pool-12-thread',
+  'pool--thread',
+  'Found 2 deadlocks.',
+  'Found deadlocks.',
+  'WARN will retry',
+  'WARNING retry',
+  'xxy',
+  'xy',
+  'a\nb',
+  'ab',
+  'cd',
+  'Ünïcödé failure',
+  'Connection RESET by peer',
+  ' ',
+  '\n',
+  'lorem ipsum ',
+  'x',
+]
+
+function naive(entries: PatternEntry[], text: string): Map<string, number> {
+  const result = new Map<string, number>()
+  for (const { key, pattern } of entries) {
+    const index = pattern.kind === 'literal' ? text.indexOf(pattern.text) : (pattern.regex.exec(text)?.index ?? -1)
+    if (index === -1) continue
+    const line = text.slice(0, index).split('\n').length
+    const known = result.get(key)
+    if (known === undefined || line < known) result.set(key, line)
+  }
+  return result
+}
+
+describe('PatternIndex', () => {
+  const entries: PatternEntry[] = patterns.map((pattern, i) => ({ key: `p${i % 13}`, pattern: parsePattern(pattern) }))
+  const index = new PatternIndex(entries)
+
+  it('agrees with naive matching, pattern by pattern, on 2,000 generated excerpts', () => {
+    const next = random(20261122)
+    for (let round = 0; round < 2000; round++) {
+      const length = 1 + Math.floor(next() * 40)
+      const text = Array.from({ length }, () => fragments[Math.floor(next() * fragments.length)]).join('')
+      const expected = naive(entries, text)
+      const actual = new Map([...index.scan(text)].map(([key, match]) => [key, match.line]))
+      expect({ round, text, matches: Object.fromEntries(actual) }).toEqual({
+        round,
+        text,
+        matches: Object.fromEntries(expected),
+      })
+    }
+  })
+
+  it('reports the first matching line, cut to 500 characters', () => {
+    const text = ['INFO start', `ERROR ${'z'.repeat(600)}`, 'ERROR again'].join('\n')
+    const match = new PatternIndex([{ key: 'e', pattern: parsePattern('ERROR') }]).scan(text).get('e')
+    expect(match?.line).toBe(2)
+    expect(match?.text).toHaveLength(500)
+    expect(match?.text.startsWith('ERROR zzz')).toBe(true)
+  })
+})
