@@ -75,7 +75,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 
   const unknownEnvKeys: string[] = []
   for (const [key, value] of Object.entries(env)) {
-    if (!key.startsWith('DIAG_') || value === undefined || value === '') continue
+    // DIAG_CLI_* configure the `diag` command line tool, not the service.
+    if (!key.startsWith('DIAG_') || key.startsWith('DIAG_CLI_') || value === undefined || value === '') continue
     if ((configKeys as string[]).includes(key)) raw[key] = value
     else unknownEnvKeys.push(key)
   }

@@ -24,15 +24,15 @@ function factsFor(branch: string): EvidenceFacts {
     : { ...emptyFacts(alert), ...evidence.facts }
 }
 
-function newService() {
-  const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-rules-')), 'rules.db'))
-  return new RulesService(new RulesRepository(db), new PatternSafety())
+function newService(file = join(mkdtempSync(join(tmpdir(), 'diag-rules-')), 'rules.db')) {
+  const db = openDatabase(file)
+  return { service: new RulesService(new RulesRepository(db), new PatternSafety()), db, file }
 }
 
 describe('the rule catalogue (D18, D21, D29)', () => {
   let service: RulesService
   beforeAll(async () => {
-    service = newService()
+    service = newService().service
     expect(await seedCustomRules(service)).toBe(10)
   })
 
@@ -102,6 +102,36 @@ describe('the rule catalogue (D18, D21, D29)', () => {
       ),
     )
     expect(gc02.matches.map((m) => m.rule.branch)).toEqual(['GC-02'])
+  })
+})
+
+describe('after a restart', () => {
+  it('rebuilds the live catalogue from SQLite and builtin-rules/', async () => {
+    const first = newService()
+    await seedCustomRules(first.service)
+    await first.service.register(
+      {
+        branch: 'OPS-07',
+        ruleName: 'FeedStalled',
+        category: 'general',
+        targetSource: 'local_file',
+        pattern: 'FeedStalledException',
+        assessment: 'The feed importer stalled.',
+        classification: 'confirmed_cause',
+        confidence: 'high',
+        recommendedActions: ['Restart the importer.'],
+      },
+      'ops',
+    )
+    first.db.close()
+    const second = newService(first.file)
+    expect(second.service.list()).toHaveLength(31)
+    expect(await seedCustomRules(second.service)).toBe(0)
+    const diagnosis = await second.service.diagnose(
+      withLogExcerpt(emptyFacts(alert), 'ERROR FeedStalledException in importer'),
+    )
+    expect(diagnosis.primary.rule).toMatchObject({ id: 11, branch: 'OPS-07', createdBy: 'ops' })
+    second.db.close()
   })
 })
 
