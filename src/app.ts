@@ -41,12 +41,15 @@ export const serverTimeouts = {
 export type AppOptions = FastifyServerOptions & { https?: HttpsServerOptions }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { headersTimeout, ...fastifyTimeouts } = serverTimeouts
   const app: FastifyInstance = Fastify({
-    ...serverTimeouts,
+    ...fastifyTimeouts,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ...options,
   } as FastifyServerOptions) as unknown as FastifyInstance
+  // Not a Fastify option: set on the Node server, or Node's 60 s default applies.
+  app.server.headersTimeout = headersTimeout
 
   // Our schemas are draft 2020-12 (D10, D19): Fastify validates with the same ajv flavour.
   const ajv = createAjv({ coerceTypes: false, removeAdditional: false })

@@ -29,6 +29,12 @@ export interface Diagnosis {
 
 export const customKey = (rule: CustomRule) => `custom-${rule.id}`
 
+/**
+ * The engine's own bound on the text it matches (the collectors already keep excerpts to
+ * 512 KiB): a 512 KiB UTF-8 excerpt has at most this many characters.
+ */
+export const maxExcerptChars = 512 * 1024
+
 /** A custom rule as a json-rules-engine rule: its pattern matched, and its alert if scoped (D19). */
 function customConditions(rule: CustomRule): Condition {
   const all: Condition[] = [{ fact: 'logPatterns', operator: 'contains', value: customKey(rule) }]
@@ -80,7 +86,8 @@ export class Catalogue {
 
   /** Every rule evaluated on the facts, findings ranked by D21. */
   async diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
-    const logMatches = facts.logText ? this.index.scan(facts.logText) : new Map<string, PatternMatch>()
+    const text = facts.logText.length > maxExcerptChars ? facts.logText.slice(-maxExcerptChars) : facts.logText
+    const logMatches = text ? this.index.scan(text) : new Map<string, PatternMatch>()
     const candidates = [...logMatches.keys()].flatMap((key) => this.customRuleProperties.get(key) ?? [])
     const engine = new Engine([...this.builtinRuleProperties, ...candidates], { allowUndefinedFacts: true })
     const result = await engine.run({

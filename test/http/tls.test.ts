@@ -40,6 +40,14 @@ describe('transport (D4)', () => {
     ).rejects.toThrow(/self.signed|unable to (verify|get)/i)
   })
 
+  it('sets server timeouts so slow or idle clients cannot pin connections', () => {
+    const server = t.service.app.server
+    expect(server.headersTimeout).toBe(10_000)
+    expect(server.requestTimeout).toBe(30_000)
+    expect(server.keepAliveTimeout).toBe(10_000)
+    expect(server.timeout).toBe(30_000) // idle socket timeout (Fastify connectionTimeout)
+  })
+
   it('does not speak plain HTTP on the port', async () => {
     const answer = await new Promise<string>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n'))

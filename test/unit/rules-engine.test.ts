@@ -205,6 +205,13 @@ describe('custom rules in the engine (D19, D21)', () => {
     }
   })
 
+  it('matches only the last 512 Ki characters of an oversized excerpt', async () => {
+    const catalogue = new Catalogue(builtins, [custom(1, 'early marker line')], versions)
+    const huge = `early marker line\n${'x'.repeat(600 * 1024)}\nORDERS-7 late`
+    const diagnosis = await catalogue.diagnose(withLogExcerpt(emptyFacts(alert), huge))
+    expect(diagnosis.primary.rule.branch).toBe('TD-08')
+  })
+
   it('evaluates concurrently on one catalogue without interference', async () => {
     const catalogue = new Catalogue(builtins, [custom(1, 'ORDERS-7')], versions)
     // This catalogue has no seed rules, so TD-09..TD-18 are left out.
