@@ -1,0 +1,44 @@
+// Secret redaction (D15): applied to every log excerpt before anything is stored, matched
+// or mailed. Over-redacting is safe, under-redacting is not. Every expression has bounded
+// quantifiers, so a hostile 512 KiB line costs linear time.
+
+const mask = '[REDACTED]'
+const secretKey = '(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)'
+
+const rules: Array<[RegExp, string]> = [
+  // PEM private keys, also when the excerpt cut the block off before its END line.
+  [
+    /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----[\s\S]{0,20000}?(?:-----END \1PRIVATE KEY-----|$)/g,
+    `-----BEGIN $1PRIVATE KEY----- ${mask} -----END $1PRIVATE KEY-----`,
+  ],
+  // JSON Web Tokens: header.payload.signature, both first parts base64url JSON.
+  [/\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g, `${mask}-JWT`],
+  // AWS access key ids.
+  [/\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b/g, `${mask}-AWS-KEY`],
+  // Authorization headers, and bare Bearer/Basic credentials.
+  [
+    /(\bAuthorization\s{0,5}[:=]\s{0,5})(?:(Basic|Bearer|Digest|Negotiate|Token)\s{1,5})?[^\s,;"'}]{1,4096}/gi,
+    `$1$2 ${mask}`,
+  ],
+  [/\b(Bearer|Basic)\s{1,5}[A-Za-z0-9._~+/=-]{8,4096}/g, `$1 ${mask}`],
+  // user:password@ in URLs (JDBC, AMQP, Redis, HTTP, …) and Oracle's user/password@.
+  [/\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s/:@]{1,256}):[^\s/@]{1,1024}@/gi, `$1:${mask}@`],
+  [/\b(jdbc:oracle:[a-z]{1,10}:[^\s/@:]{1,256})\/[^\s@]{1,1024}@/gi, `$1/${mask}@`],
+  // Session cookies and URL session ids.
+  [/(;jsessionid=)[^?#\s;"']{1,4096}/gi, `$1${mask}`],
+  [/\b(JSESSIONID(?:SSO)?|SESSIONID|SESSION|PHPSESSID|LtpaToken2?|connect\.sid)=[^;\s,"'?&#[]{1,4096}/gi, `$1=${mask}`],
+  // The two key-value rules start at the secret word itself: a leading `[\w.-]*` before it
+  // would be retried at every position (quadratic). The key's prefix (keyStore in
+  // keyStorePassword) lies outside the match and stays readable.
+  // JSON: "somePassword": "value".
+  [new RegExp(`(${secretKey}[\\w.-]{0,64}"\\s{0,5}:\\s{0,5}")(?:[^"\\\\]|\\\\.){0,4096}"`, 'gi'), `$1${mask}"`],
+  // key=value and key: value, including URL parameters and JVM arguments
+  // (-Djavax.net.ssl.keyStorePassword=…, ?password=…, ;password=…).
+  [new RegExp(`(${secretKey}[\\w.-]{0,64}\\s{0,5}[=:]\\s{0,5})(["']?)[^\\s"',;&}]{1,4096}`, 'gi'), `$1$2${mask}`],
+]
+
+export function redact(text: string): string {
+  let result = text
+  for (const [pattern, replacement] of rules) result = result.replace(pattern, replacement)
+  return result
+}

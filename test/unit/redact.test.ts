@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import { redact } from '../../src/evidence/redact.js'
+import { secretCorpus } from '../fixtures/secret-corpus.js'
+
+describe('redact (D15)', () => {
+  it.each(secretCorpus)('removes the secret from: $name', ({ line, secrets, keep }) => {
+    const redacted = redact(line)
+    for (const secret of secrets) expect(redacted).not.toContain(secret)
+    expect(redacted).toContain('[REDACTED]')
+    for (const context of keep) expect(redacted).toContain(context)
+  })
+
+  it('leaves ordinary log lines untouched', () => {
+    const lines = [
+      '2026-11-22 04:50:02,100 INFO  [http-nio-8080-exec-1] c.e.orders.OrderController - GET /api/orders/123 200 in 14 ms',
+      'java.net.ConnectException: Connection refused',
+      '[2026-11-22T04:55:01.001+0000][info][gc] GC(101) Pause Full (Allocation Failure) 2040M->1990M(2048M) 2345.678ms',
+      'Caused by: java.sql.SQLException: Access denied for user app@10.0.0.5',
+    ]
+    for (const line of lines) expect(redact(line)).toBe(line)
+  })
+
+  it('stays linear on hostile input (a 512 KiB line of key-like characters)', () => {
+    const hostile = `${'a.password'.repeat(52_000)}x`
+    const started = performance.now()
+    redact(hostile)
+    redact('-'.repeat(512 * 1024))
+    redact(`eyJ${'A'.repeat(512 * 1024)}`)
+    // Generous: a quadratic expression would take minutes here, a linear one milliseconds.
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+})
