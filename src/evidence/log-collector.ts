@@ -1,0 +1,58 @@
+import { allowedPath } from './allowed-path.js'
+import { logBounds, readLogTail } from './log-tail.js'
+import { redact } from './redact.js'
+
+export interface LogFileSummary {
+  file: string
+  lines: number
+  bytes: number
+  truncated: boolean
+  error?: string
+}
+
+export interface LogEvidence {
+  /** The redacted excerpt of all files, in inventory order, within the D15 bounds. */
+  text: string
+  files: LogFileSummary[]
+}
+
+/**
+ * The tails of an instance's log files, at most 500 lines and 512 KiB in total (D15),
+ * redacted before anything else sees them. A missing, unreadable or out-of-roots file is
+ * reported, never fatal.
+ */
+export function collectLogs(files: readonly string[], roots: readonly string[], bounds = logBounds): LogEvidence {
+  let lines = bounds.maxLines
+  let bytes = bounds.maxBytes
+  const parts: string[] = []
+  const summaries: LogFileSummary[] = []
+  for (const file of files) {
+    const allowed = allowedPath(file, roots)
+    if ('refused' in allowed) {
+      summaries.push({ file, lines: 0, bytes: 0, truncated: false, error: allowed.refused })
+      continue
+    }
+    if (lines <= 0 || bytes <= 0) {
+      summaries.push({ file, lines: 0, bytes: 0, truncated: true, error: 'not read: the evidence bounds were reached' })
+      continue
+    }
+    try {
+      const tail = readLogTail(allowed.path, { maxLines: lines, maxBytes: bytes })
+      const text = redact(tail.text)
+      const size = Buffer.byteLength(text)
+      parts.push(text)
+      lines -= tail.lines
+      bytes -= size + 1
+      summaries.push({ file, lines: tail.lines, bytes: size, truncated: tail.truncated })
+    } catch (error) {
+      summaries.push({
+        file,
+        lines: 0,
+        bytes: 0,
+        truncated: false,
+        error: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      })
+    }
+  }
+  return { text: parts.filter((part) => part.length > 0).join('\n'), files: summaries }
+}

@@ -1,0 +1,279 @@
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { collectEvidence } from '../../src/evidence/collect.js'
+import { loadInventory } from '../../src/evidence/inventory.js'
+import { collectLogs } from '../../src/evidence/log-collector.js'
+import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
+import { collectSpool } from '../../src/evidence/spool-collector.js'
+
+const root = mkdtempSync(join(tmpdir(), 'diag-evidence-'))
+const outside = mkdtempSync(join(tmpdir(), 'diag-outside-'))
+const logs = join(root, 'logs')
+mkdirSync(logs)
+writeFileSync(join(outside, 'secret.log'), 'root:x:0:0:root:/root:/bin/bash\n')
+
+describe('log evidence (D15)', () => {
+  it('takes at most 500 lines and 512 KiB from the tail of a 50 MB log', () => {
+    const file = join(logs, 'huge.log')
+    const fd = openSync(file, 'w')
+    const line = `${'x'.repeat(99)}\n`
+    const block = line.repeat(10_000) // 1 MB
+    for (let i = 0; i < 50; i++) writeSync(fd, block)
+    writeSync(fd, 'the last line of the file\n')
+    closeSync(fd)
+    const evidence = collectLogs([file], [root])
+    const lines = evidence.text.split('\n')
+    expect(lines).toHaveLength(500)
+    expect(lines.at(-1)).toBe('the last line of the file')
+    expect(Buffer.byteLength(evidence.text)).toBeLessThanOrEqual(512 * 1024)
+    expect(evidence.files[0]).toMatchObject({ lines: 500, truncated: true })
+  })
+
+  it('shares the bounds across files and cuts by bytes when lines are long', () => {
+    const long = join(logs, 'long.log')
+    writeFileSync(long, `${'y'.repeat(10_000)}\n`.repeat(100)) // 1 MB in 100 lines
+    const short = join(logs, 'short.log')
+    writeFileSync(short, 'one\ntwo\n')
+    const evidence = collectLogs([long, short], [root])
+    expect(Buffer.byteLength(evidence.text)).toBeLessThanOrEqual(512 * 1024)
+    expect(evidence.files[0]).toMatchObject({ lines: 52, truncated: true })
+    // What the first file left of the 512 KiB budget is enough for the second.
+    expect(evidence.files[1]).toMatchObject({ lines: 2, truncated: false })
+    const full = collectLogs([long, long, short], [root])
+    // 4 KiB were left for the second copy, less than one of its lines: nothing of it fits.
+    expect(full.files.map((f) => [f.lines, f.truncated])).toEqual([
+      [52, true],
+      [0, true],
+      [2, false],
+    ])
+    expect(Buffer.byteLength(full.text)).toBeLessThanOrEqual(512 * 1024)
+  })
+
+  it('reports missing files and refuses paths and symlinks outside the roots', () => {
+    const link = join(logs, 'escape.log')
+    symlinkSync(join(outside, 'secret.log'), link)
+    const inside = join(logs, 'inside-link.log')
+    writeFileSync(join(logs, 'real.log'), 'INFO fine\n')
+    symlinkSync(join(logs, 'real.log'), inside)
+    const evidence = collectLogs([join(logs, 'nope.log'), link, join(outside, 'secret.log'), inside], [root])
+    expect(evidence.files.map((f) => f.error)).toEqual([
+      'missing',
+      'a symlink leading outside the allowed roots',
+      'outside the allowed roots',
+      undefined,
+    ])
+    expect(evidence.text).toBe('INFO fine')
+    expect(evidence.text).not.toContain('root:x')
+  })
+
+  it('tolerates binary bytes and redacts secrets before anything else sees them', () => {
+    const file = join(logs, 'binary.log')
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('start\n'),
+        Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28]),
+        Buffer.from('\npassword=hunter2 end\n'),
+      ]),
+    )
+    const evidence = collectLogs([file], [root])
+    expect(evidence.text).toContain('start')
+    expect(evidence.text).toContain('\ufffd')
+    expect(evidence.text).not.toContain('hunter2')
+  })
+
+  it('reads a file that is truncated or rotated between runs', () => {
+    const file = join(logs, 'rotating.log')
+    writeFileSync(file, 'old line\n'.repeat(1000))
+    expect(collectLogs([file], [root]).files[0]?.lines).toBe(500)
+    writeFileSync(file, 'new line after rotation\n') // truncated in place
+    expect(collectLogs([file], [root]).text).toBe('new line after rotation')
+    appendFileSync(file, 'appended\n')
+    expect(collectLogs([file], [root]).text).toBe('new line after rotation\nappended')
+  })
+})
+
+describe('spool evidence (D16)', () => {
+  const spool = join(root, 'spool')
+  beforeAll(() => {
+    mkdirSync(spool)
+    writeFileSync(
+      join(spool, 'events-2026-11-22.jsonl'),
+      [
+        JSON.stringify({
+          timestamp: '2026-11-22T04:58:00Z',
+          container: 'app-01',
+          exitCode: 137,
+          oomKilled: true,
+          event: 'die',
+        }),
+        JSON.stringify({ timestamp: '2026-11-22T04:59:00Z', instance: 'app-01', exitCode: 1, node: 'worker-3' }),
+        JSON.stringify({ timestamp: '2026-11-22T03:00:00Z', container: 'app-01', exitCode: 1 }), // outside the window
+        JSON.stringify({ timestamp: '2026-11-22T04:58:30Z', container: 'app-02', exitCode: 139 }), // another container
+        '{not json',
+        JSON.stringify({ container: 'app-01', exitCode: 1 }), // no timestamp
+        JSON.stringify({ timestamp: '2026-11-22T04:58:40Z', container: 'app-01', exitCode: 'one' }), // wrong type
+      ].join('\n'),
+    )
+    writeFileSync(
+      join(spool, 'notes.txt'),
+      JSON.stringify({ timestamp: '2026-11-22T04:58:00Z', container: 'app-01', exitCode: 2 }),
+    )
+  })
+
+  it('selects valid records of the instance in the window, keeping unknown fields, counting invalid lines', () => {
+    const evidence = collectSpool(spool, [root], {
+      container: 'app-01',
+      instance: 'app-01',
+      startsAt: '2026-11-22T05:00:00Z',
+    })
+    expect(evidence.records).toEqual([
+      { timestamp: '2026-11-22T04:58:00Z', container: 'app-01', exitCode: 137, oomKilled: true, event: 'die' },
+      { timestamp: '2026-11-22T04:59:00Z', instance: 'app-01', exitCode: 1, node: 'worker-3' },
+    ])
+    expect(evidence).toMatchObject({ files: 1, invalidLines: 3 })
+  })
+
+  it('refuses a spool folder outside the roots', () => {
+    expect(collectSpool(outside, [root], { instance: 'x', startsAt: '2026-11-22T05:00:00Z' }).error).toBe(
+      'outside the allowed roots',
+    )
+  })
+})
+
+describe('metrics parsing (D17)', () => {
+  it('reads Micrometer names, summing heap pools', () => {
+    const text = `# HELP jvm_memory_used_bytes The amount of used memory
+# TYPE jvm_memory_used_bytes gauge
+jvm_memory_used_bytes{area="heap",id="G1 Eden Space",} 1.0E8
+jvm_memory_used_bytes{area="heap",id="G1 Old Gen",} 8.5E8
+jvm_memory_used_bytes{area="nonheap",id="Metaspace",} 9.0E7
+jvm_memory_max_bytes{area="heap",id="G1 Eden Space",} -1.0
+jvm_memory_max_bytes{area="heap",id="G1 Old Gen",} 1.0E9
+jvm_threads_live_threads 212.0
+jvm_gc_pause_seconds_sum{action="end of minor GC",cause="G1 Evacuation Pause",} 1.5
+jvm_gc_pause_seconds_sum{action="end of major GC",cause="Allocation Failure",} 2.0`
+    expect(parseJvmMetrics(text)).toEqual({
+      heapUsedBytes: 9.5e8,
+      heapMaxBytes: 1e9,
+      heapUsedRatio: 0.95,
+      threads: 212,
+      gcSeconds: 3.5,
+    })
+  })
+
+  it('reads JMX exporter names', () => {
+    const text = `jvm_memory_bytes_used{area="heap",} 5.0E8
+jvm_memory_bytes_max{area="heap",} 2.0E9
+jvm_threads_current 80.0
+jvm_gc_collection_seconds_sum{gc="G1 Young Generation",} 4.25`
+    expect(parseJvmMetrics(text)).toEqual({
+      heapUsedBytes: 5e8,
+      heapMaxBytes: 2e9,
+      heapUsedRatio: 0.25,
+      threads: 80,
+      gcSeconds: 4.25,
+    })
+  })
+})
+
+describe('collectEvidence (D14, D17)', () => {
+  let hung: Server
+  let app: Server
+  let hungUrl: string
+  let appUrl: string
+  let inventoryFile: string
+  beforeAll(async () => {
+    // Accepts connections and never answers: what a JVM with exhausted threads does.
+    hung = createServer(() => {})
+    app = createServer((req, res) => {
+      if (req.url === '/metrics')
+        res.end('jvm_memory_used_bytes{area="heap"} 950\njvm_memory_max_bytes{area="heap"} 1000\n')
+      else if (req.url === '/redirect') res.writeHead(302, { location: 'http://169.254.169.254/' }).end()
+      else res.writeHead(503).end('{"status":"DOWN"}')
+    })
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve))
+    hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`
+    appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`
+    writeFileSync(join(logs, 'app-01.log'), 'ERROR java.lang.OutOfMemoryError: Java heap space password=topsecret\n')
+    inventoryFile = join(root, 'inventory.json')
+    writeFileSync(
+      inventoryFile,
+      JSON.stringify({
+        instances: {
+          'app-01': { logs: ['logs/app-01.log'], metricsUrl: `${appUrl}/metrics`, healthUrl: `${appUrl}/health` },
+          'app-hung': { metricsUrl: `${hungUrl}/metrics`, healthUrl: `${hungUrl}/health` },
+          'app-redirect': { healthUrl: `${appUrl}/redirect` },
+          'app-down': { healthUrl: 'http://127.0.0.1:1/health', logs: ['logs/missing.log'] },
+        },
+      }),
+    )
+  })
+  afterAll(() => {
+    hung.closeAllConnections()
+    hung.close()
+    app.close()
+  })
+  const alert = (instance: string) => ({
+    alertname: 'A',
+    instance,
+    severity: 'critical',
+    startsAt: '2026-11-22T05:00:00Z',
+  })
+
+  it('collects logs, metrics and the probe of a known instance into facts', async () => {
+    const { facts, summary } = await collectEvidence(alert('app-01'), loadInventory(inventoryFile), {
+      httpTimeoutMs: 2000,
+    })
+    expect(facts.available).toBe(true)
+    expect(facts.logText).toContain('OutOfMemoryError')
+    expect(facts.logText).not.toContain('topsecret')
+    expect(facts.metrics.heapUsedRatio).toBe(0.95)
+    expect(facts.probe).toMatchObject({ outcome: 'http_error', statusCode: 503 })
+    expect(summary.instanceKnown).toBe(true)
+  })
+
+  it('costs a hung metrics or health endpoint at most its timeout', async () => {
+    const started = performance.now()
+    const { facts, summary } = await collectEvidence(alert('app-hung'), loadInventory(inventoryFile), {
+      httpTimeoutMs: 300,
+    })
+    expect(performance.now() - started).toBeLessThan(300 + 1500)
+    expect(facts.probe.outcome).toBe('timeout')
+    expect(summary.metrics).toMatchObject({ status: 'unavailable', error: expect.stringMatching(/^timeout/) })
+    expect(facts.available).toBe(true) // a probe that times out is evidence (AH-05)
+  })
+
+  it('follows no redirect', async () => {
+    const { facts } = await collectEvidence(alert('app-redirect'), loadInventory(inventoryFile), {
+      httpTimeoutMs: 1000,
+    })
+    expect(facts.probe).toMatchObject({ outcome: 'http_error', statusCode: 302 })
+  })
+
+  it('gives no evidence when every source fails, and for unknown or hostile instances', async () => {
+    const inventory = loadInventory(inventoryFile)
+    const down = await collectEvidence(alert('app-down'), inventory, { httpTimeoutMs: 1000 })
+    expect(down.facts.available).toBe(false)
+    expect(down.facts.probe.outcome).toBe('refused')
+    for (const instance of ['app-02', '../../etc/passwd', '__proto__', 'constructor', `app-01\r\nX: y`]) {
+      const { facts, summary } = await collectEvidence(alert(instance), inventory, { httpTimeoutMs: 1000 })
+      expect(facts.available).toBe(false)
+      expect(summary.instanceKnown).toBe(false)
+    }
+  })
+})
