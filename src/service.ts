@@ -4,16 +4,25 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { ensureGeneratedToken, readTokensFile, sha256, type TokenEntry, TokenVerifier } from './auth/tokens.js'
 import type { Config } from './config/load.js'
+import { loadInventory } from './evidence/inventory.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
+import { WorkQueue } from './queue/work-queue.js'
 import { Readiness } from './readiness.js'
+import { fileTransport, smtpTransport } from './report/mail-transport.js'
+import { OutboxSender } from './report/outbox-sender.js'
+import { checkTemplates } from './report/template-check.js'
+import { loadTemplates } from './report/templates.js'
 import { PatternSafety } from './rules/pattern-safety.js'
 import { RulesService } from './rules/rules-service.js'
 import { seedCustomRules } from './rules/seed.js'
 import { type Db, openDatabase } from './store/database.js'
 import { EventWriter } from './store/event-writer.js'
 import { RulesRepository } from './store/rules-repository.js'
+import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
+import { processEvent } from './worker/process-event.js'
+import { Worker } from './worker/worker.js'
 
 export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
   .version
@@ -72,7 +81,12 @@ export async function startService(config: Config, announce: Announce = () => {}
   const db = openDatabase(dbFile)
   const metrics = createMetrics({ version, dbFile })
   const readiness = new Readiness(metrics.ready)
-  const writer = new EventWriter(db, { queueCapacity: config.queueCapacity, commits: metrics.ingestCommits })
+  let worker: Worker | undefined
+  const writer = new EventWriter(db, {
+    queueCapacity: config.queueCapacity,
+    commits: metrics.ingestCommits,
+    onQueued: () => worker?.kick(),
+  })
   const rules = new RulesService(new RulesRepository(db), new PatternSafety())
 
   const material = readTlsMaterial(tls.files)
@@ -93,11 +107,30 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.warn({ keys: config.unknownEnvKeys }, 'ignoring unknown DIAG_* environment variables')
   }
 
+  const transport = config.smtpUrl
+    ? smtpTransport(config.smtpUrl, config.mailFrom)
+    : fileTransport(join(config.dataDir, 'outbox'), config.mailFrom)
+  const sender = new OutboxSender(
+    sqliteOutboxStore(db),
+    transport,
+    metrics,
+    {
+      maxAttempts: config.mailMaxAttempts,
+      baseDelayMs: config.mailRetryBaseMs,
+      maxDelayMs: 10 * 60_000,
+      pollMs: 1000,
+      batch: 16,
+    },
+    app.log.child({ component: 'mail' }),
+  )
+
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {
       readiness.set('shutting_down')
       await app.close()
+      await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
+      await sender.stop()
       writer.flush()
       db.close()
     })()
@@ -122,8 +155,46 @@ export async function startService(config: Config, announce: Announce = () => {}
     if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
     const seeded = await seedCustomRules(rules)
     if (seeded > 0) app.log.info({ rules: seeded }, 'registered the seed rulepack (D29)')
+    const inventory = loadInventory(config.inventoryFile)
+    const templates = loadTemplates(config.templatesDir)
+    checkTemplates(templates)
+    const deps = {
+      store: sqliteWorkerStore(db),
+      inventory,
+      rules,
+      templates,
+      mailTo: config.mailTo,
+      version,
+      httpTimeoutMs: config.httpTimeoutMs,
+      now: () => new Date(),
+    }
+    worker = new Worker(
+      new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 }),
+      async (eventId) => {
+        const outcome = await processEvent(eventId, deps)
+        sender.kick()
+        return outcome
+      },
+      metrics,
+      {
+        concurrency: config.workerConcurrency,
+        leaseMs: config.leaseMs,
+        sweepMs: Math.max(500, Math.floor(config.leaseMs / 4)),
+        pollMs: 1000,
+        maxAttempts: 5,
+        retryBaseMs: 5000,
+      },
+      app.log.child({ component: 'worker' }),
+    )
+    sender.start()
+    if (config.workerEnabled) worker.start()
+    app.log.info(
+      { mail: transport.description, inventory: config.inventoryFile, worker: config.workerEnabled },
+      'worker ready',
+    )
     readiness.set('ready')
   } catch (error) {
+    worker = undefined
     readiness.set('startup_failed')
     app.log.error({ err: error }, 'startup check failed; the service stays not ready')
   }

@@ -10,6 +10,7 @@ export interface ClientOptions {
 
 export interface ClientResponse {
   status: number
+  // biome-ignore lint/suspicious/noExplicitAny: the JSON bodies of our own API, read field by field
   body: any
 }
 

@@ -24,6 +24,11 @@ export interface Config {
   rateLimitPerMinute: number
   shutdownTimeoutMs: number
   workerEnabled: boolean
+  workerConcurrency: number
+  leaseMs: number
+  httpTimeoutMs: number
+  mailMaxAttempts: number
+  mailRetryBaseMs: number
   /** Unknown DIAG_* environment variables: reported as warnings, they are likely typos. */
   unknownEnvKeys: string[]
 }
@@ -128,6 +133,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     rateLimitPerMinute: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),
     shutdownTimeoutMs: Number(value.DIAG_SHUTDOWN_TIMEOUT_MS),
     workerEnabled: value.DIAG_WORKER === 'on',
+    workerConcurrency: Number(value.DIAG_WORKER_CONCURRENCY),
+    leaseMs: Number(value.DIAG_WORKER_LEASE_MS),
+    httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
+    mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),
+    mailRetryBaseMs: Number(value.DIAG_MAIL_RETRY_BASE_MS),
     unknownEnvKeys,
   }
   const tokensFile = path('DIAG_API_TOKENS_FILE')

@@ -56,7 +56,13 @@ export class EventWriter {
 
   constructor(
     db: Db,
-    private readonly options: { queueCapacity: number; now?: () => number; commits?: { inc: () => void } },
+    private readonly options: {
+      queueCapacity: number
+      now?: () => number
+      commits?: { inc: () => void }
+      /** Called after each commit that queued events (wakes the worker). */
+      onQueued?: () => void
+    },
   ) {
     this.statements = {
       queuedCount: db.prepare("SELECT items FROM queue_depth WHERE status = 'queued'").pluck(),
@@ -126,6 +132,7 @@ export class EventWriter {
         item.reject(new StoreError('ingest request', { cause: result }))
       } else item.resolve(result)
     })
+    if (results.some((r) => !(r instanceof Error) && r?.kind === 'accepted' && r.queued > 0)) this.options.onQueued?.()
   }
 
   /**

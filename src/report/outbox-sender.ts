@@ -1,0 +1,104 @@
+import type { MailTransport, OutgoingMail } from './mail-transport.js'
+
+export interface OutboxRow extends OutgoingMail {
+  id: number
+  attempts: number
+}
+
+/** What the sender needs from storage (implemented in store/). */
+export interface OutboxStore {
+  due(now: number, limit: number): OutboxRow[]
+  markSent(id: number, attempts: number, now: number): void
+  markRetry(id: number, attempts: number, nextAttemptAt: number, error: string): void
+  markFailed(id: number, attempts: number, error: string): void
+}
+
+export interface SenderOptions {
+  maxAttempts: number
+  baseDelayMs: number
+  maxDelayMs: number
+  pollMs: number
+  batch: number
+}
+
+interface Counters {
+  notificationsSent: { inc(): void }
+  notificationsFailed: { inc(): void }
+}
+
+/** SMTP 5xx is final; 4xx and connection or timeout errors are worth retrying (D24). */
+export function isPermanent(error: unknown): boolean {
+  const code = (error as { responseCode?: number }).responseCode
+  return typeof code === 'number' && code >= 500
+}
+
+/**
+ * Delivers the durable outbox (D24): due rows are sent; a transient failure is retried
+ * with exponential backoff until `maxAttempts`, then the row is failed and counted. The
+ * message is only marked sent after the transport accepted it, so a crash re-sends it
+ * with the same Message-ID rather than losing it.
+ */
+export class OutboxSender {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private stopped = true
+
+  constructor(
+    private readonly store: OutboxStore,
+    private readonly transport: MailTransport,
+    private readonly counters: Counters,
+    private readonly options: SenderOptions,
+    private readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  start(): void {
+    this.stopped = false
+    this.kick()
+  }
+
+  /** Sends what is due now (called after a new row is committed, and on a timer). */
+  kick(): void {
+    if (this.stopped || this.running) return
+    clearTimeout(this.timer)
+    this.running = this.drain().finally(() => {
+      this.running = undefined
+      if (!this.stopped) this.timer = setTimeout(() => this.kick(), this.options.pollMs)
+    })
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.timer)
+    await this.running
+    this.transport.close()
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const rows = this.store.due(this.now(), this.options.batch)
+      await Promise.all(rows.map((row) => this.deliver(row)))
+      if (rows.length < this.options.batch || this.stopped) return
+    }
+  }
+
+  private async deliver(row: OutboxRow): Promise<void> {
+    const attempts = row.attempts + 1
+    try {
+      await this.transport.send(row)
+      this.store.markSent(row.id, attempts, this.now())
+      this.counters.notificationsSent.inc()
+    } catch (error) {
+      const reason = (error as Error).message?.slice(0, 500) ?? String(error)
+      if (isPermanent(error) || attempts >= this.options.maxAttempts) {
+        this.store.markFailed(row.id, attempts, reason)
+        this.counters.notificationsFailed.inc()
+        this.log.error({ eventId: row.eventId, attempts, reason }, 'e-mail delivery failed for good')
+        return
+      }
+      const delay = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempts - 1))
+      this.store.markRetry(row.id, attempts, this.now() + delay, reason)
+      this.log.warn({ eventId: row.eventId, attempts, retryInMs: delay, reason }, 'e-mail delivery failed; will retry')
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import type { EvidenceSummary } from '../evidence/collect.js'
+import type { Diagnosis, Finding } from '../rules/catalogue.js'
+import { isBuiltin } from '../rules/types.js'
+
+// The view models the templates render (D23). Everything here is plain data: templates
+// decide the layout, Handlebars escapes every value in HTML.
+
+export interface AlertView {
+  eventId: string
+  incidentId: string | null
+  alertname: string
+  instance: string
+  severity: string
+  status: string
+  startsAt: string
+  receivedAt: string
+  fingerprint: string
+  labels: Record<string, string>
+  annotations: Record<string, string>
+  generatorURL: string | null
+}
+
+interface FindingView {
+  id: string | number
+  branch: string
+  ruleName: string
+  category: string
+  classification: string
+  confidence: string | null
+  assessment: string
+  origin: 'built-in' | 'custom'
+}
+
+interface ExcerptLine {
+  number: number
+  text: string
+  match: boolean
+}
+
+export interface DiagnosisModel {
+  generatedAt: string
+  version: string
+  alert: AlertView
+  labels: Array<{ name: string; value: string }>
+  annotations: Array<{ name: string; value: string }>
+  primary: FindingView
+  others: FindingView[]
+  actions: string[]
+  logs: { files: EvidenceSummary['logs']; excerpts: Array<{ branch: string; lines: ExcerptLine[] }>; empty: boolean }
+  runtime: {
+    instanceKnown: boolean
+    container: { records: Array<Record<string, unknown>>; invalidLines: number; error: string | null } | null
+    metrics: EvidenceSummary['metrics']
+    probe: EvidenceSummary['probe']
+  }
+  provenance: {
+    builtinVersions: string
+    customRules: number
+    lastCustomRuleId: number | null
+    rulesEvaluated: number
+    rulesMatched: string
+    bounds: EvidenceSummary['bounds']
+  }
+}
+
+const contextLines = 3
+
+function findingView(finding: Finding): FindingView {
+  const { rule } = finding
+  return {
+    id: rule.id,
+    branch: rule.branch,
+    ruleName: rule.ruleName,
+    category: rule.category,
+    classification: rule.classification,
+    confidence: rule.confidence,
+    assessment: rule.assessment,
+    origin: isBuiltin(rule) ? 'built-in' : 'custom',
+  }
+}
+
+/** Each matched log line with three lines either side, as the excerpt holds them. */
+function excerpts(logText: string, findings: readonly Finding[]): DiagnosisModel['logs']['excerpts'] {
+  if (!logText) return []
+  const lines = logText.split('\n')
+  return findings.flatMap((finding) => {
+    if (!finding.logMatch) return []
+    const at = finding.logMatch.line
+    const from = Math.max(1, at - contextLines)
+    const to = Math.min(lines.length, at + contextLines)
+    const context: ExcerptLine[] = []
+    for (let n = from; n <= to; n++)
+      context.push({ number: n, text: (lines[n - 1] ?? '').slice(0, 500), match: n === at })
+    return [{ branch: finding.rule.branch, lines: context }]
+  })
+}
+
+const entries = (record: Record<string, string>) =>
+  Object.keys(record)
+    .sort()
+    .map((name) => ({ name, value: record[name] as string }))
+
+export function diagnosisModel(input: {
+  alert: AlertView
+  diagnosis: Diagnosis
+  evidence: EvidenceSummary
+  logText: string
+  version: string
+  now: Date
+}): DiagnosisModel {
+  const { alert, diagnosis, evidence } = input
+  const versions = diagnosis.catalogue.builtinVersions
+  return {
+    generatedAt: input.now.toISOString(),
+    version: input.version,
+    alert,
+    labels: entries(alert.labels),
+    annotations: entries(alert.annotations),
+    primary: findingView(diagnosis.primary),
+    others: diagnosis.matches.slice(1).map(findingView),
+    actions: diagnosis.primary.rule.recommendedActions,
+    logs: {
+      files: evidence.logs,
+      excerpts: excerpts(input.logText, diagnosis.matches),
+      empty: input.logText.length === 0,
+    },
+    runtime: {
+      instanceKnown: evidence.instanceKnown,
+      container: evidence.spool
+        ? {
+            records: evidence.spool.records.slice(-20),
+            invalidLines: evidence.spool.invalidLines,
+            error: evidence.spool.error ?? null,
+          }
+        : null,
+      metrics: evidence.metrics,
+      probe: evidence.probe,
+    },
+    provenance: {
+      builtinVersions: Object.entries(versions)
+        .map(([family, v]) => `${family} ${v}`)
+        .join(', '),
+      customRules: diagnosis.catalogue.customRules,
+      lastCustomRuleId: diagnosis.catalogue.lastCustomRuleId,
+      rulesEvaluated: diagnosis.trace.length,
+      rulesMatched: diagnosis.matches.map((m) => m.rule.branch).join(', '),
+      bounds: evidence.bounds,
+    },
+  }
+}
+
+export interface RecoveryModel {
+  generatedAt: string
+  version: string
+  alert: AlertView
+  incident: { id: string; openedAt: string; resolvedAt: string; duration: string; firingEventId: string }
+  headline: { branch: string; ruleName: string; category: string; classification: string } | null
+}
+
+/** "3d 4h", "1h 23m", "45m 10s", "12s". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000))
+  const d = Math.floor(s / 86_400)
+  const h = Math.floor((s % 86_400) / 3600)
+  const m = Math.floor((s % 3600) / 60)
+  const sec = s % 60
+  if (d > 0) return `${d}d ${h}h`
+  if (h > 0) return `${h}h ${m}m`
+  if (m > 0) return `${m}m ${sec}s`
+  return `${sec}s`
+}

@@ -1,0 +1,80 @@
+import type { DiagnosisModel, RecoveryModel } from './report-model.js'
+import { type ReportTemplates, TemplateError } from './templates.js'
+
+const alert = {
+  eventId: '00000000-0000-7000-8000-000000000000',
+  incidentId: '00000000-0000-7000-8000-000000000001',
+  alertname: 'TemplateCheck',
+  instance: 'app-00',
+  severity: 'critical',
+  status: 'firing',
+  startsAt: '2026-01-01T00:00:00.000Z',
+  receivedAt: '2026-01-01T00:00:01.000Z',
+  fingerprint: '0000000000000000',
+  labels: { alertname: 'TemplateCheck' },
+  annotations: { summary: 'fixture' },
+  generatorURL: null,
+}
+const finding = {
+  id: 'builtin-TD-08',
+  branch: 'TD-08',
+  ruleName: 'UnmappedEvidence',
+  category: 'general',
+  classification: 'undetermined',
+  confidence: null,
+  assessment: 'Fixture.',
+  origin: 'built-in' as const,
+}
+
+/**
+ * D23: templates are rendered against a fixture at startup; a template that fails keeps
+ * the service not ready instead of failing on the first real alert.
+ */
+export function checkTemplates(templates: ReportTemplates): void {
+  const diagnosis: DiagnosisModel = {
+    generatedAt: alert.receivedAt,
+    version: '0.0.0',
+    alert,
+    labels: [{ name: 'alertname', value: 'TemplateCheck' }],
+    annotations: [],
+    primary: finding,
+    others: [finding],
+    actions: ['Check.'],
+    logs: {
+      files: [{ file: '/x.log', lines: 1, bytes: 2, truncated: false }],
+      excerpts: [{ branch: 'TD-08', lines: [{ number: 1, text: 'x', match: true }] }],
+      empty: false,
+    },
+    runtime: {
+      instanceKnown: true,
+      container: { records: [], invalidLines: 0, error: null },
+      metrics: null,
+      probe: null,
+    },
+    provenance: {
+      builtinVersions: 'TD 1.0.0',
+      customRules: 0,
+      lastCustomRuleId: null,
+      rulesEvaluated: 20,
+      rulesMatched: 'TD-08',
+      bounds: { maxLines: 500, maxBytes: 524288, httpTimeoutMs: 3000 },
+    },
+  }
+  const recovery: RecoveryModel = {
+    generatedAt: alert.receivedAt,
+    version: '0.0.0',
+    alert: { ...alert, status: 'resolved' },
+    incident: {
+      id: alert.incidentId,
+      openedAt: alert.startsAt,
+      resolvedAt: alert.receivedAt,
+      duration: '1s',
+      firingEventId: alert.eventId,
+    },
+    headline: { branch: 'TD-08', ruleName: 'UnmappedEvidence', category: 'general', classification: 'undetermined' },
+  }
+  for (const rendered of [templates.diagnosis(diagnosis), templates.recovery(recovery)]) {
+    if (!rendered.text.trim() || !rendered.html.trim())
+      throw new TemplateError('a report template renders an empty body')
+  }
+}

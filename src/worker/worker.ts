@@ -1,0 +1,126 @@
+import type { Lease, QueuePort } from './ports.js'
+
+export interface WorkerOptions {
+  /** Events processed at once: collection waits on I/O (probe, metrics), so several overlap. */
+  concurrency: number
+  leaseMs: number
+  /** How often expired leases are looked for. */
+  sweepMs: number
+  /** How often the queue is polled when nothing woke the worker. */
+  pollMs: number
+  /** Processing errors (not lease expiries) before an item is failed for good. */
+  maxAttempts: number
+  retryBaseMs: number
+}
+
+interface Counters {
+  staleLocksRecovered: { inc(n?: number): void }
+  staleLocksExhausted: { inc(n?: number): void }
+  workerFailures: { inc(): void }
+}
+
+interface Log {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+/**
+ * The background worker (D25): claims queued events up to `concurrency`, renews each lease
+ * while the event is processed, completes it, and re-queues expired leases of crashed or
+ * hung workers. An unexpected failure is counted and the loop goes on.
+ */
+export class Worker {
+  private readonly inFlight = new Set<Promise<void>>()
+  private pollTimer: NodeJS.Timeout | undefined
+  private sweepTimer: NodeJS.Timeout | undefined
+  private running = false
+
+  constructor(
+    private readonly queue: QueuePort,
+    private readonly process: (eventId: string) => Promise<string>,
+    private readonly counters: Counters,
+    private readonly options: WorkerOptions,
+    private readonly log: Log,
+  ) {}
+
+  start(): void {
+    this.running = true
+    this.sweep()
+    this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepMs)
+    this.kick()
+  }
+
+  /** Claims work now: called after ingestion commits, on completion and on a timer. */
+  kick(): void {
+    if (!this.running) return
+    clearTimeout(this.pollTimer)
+    try {
+      while (this.inFlight.size < this.options.concurrency) {
+        const lease = this.queue.claim()
+        if (!lease) break
+        const job: Promise<void> = this.run(lease).finally(() => {
+          this.inFlight.delete(job)
+          this.kick()
+        })
+        this.inFlight.add(job)
+      }
+    } catch (error) {
+      this.counters.workerFailures.inc()
+      this.log.error({ err: error }, 'worker loop failed to claim; retrying')
+    }
+    if (this.running) this.pollTimer = setTimeout(() => this.kick(), this.options.pollMs)
+  }
+
+  /** Stops claiming and waits for events in flight, at most `timeoutMs` (D28). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.running = false
+    clearTimeout(this.pollTimer)
+    clearInterval(this.sweepTimer)
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())
+    // Unfinished events keep their lease; it expires and another start re-processes them.
+    await Promise.race([Promise.allSettled([...this.inFlight]).then(() => undefined), timeout])
+  }
+
+  private async run(lease: Lease): Promise<void> {
+    const renew = setInterval(
+      () => {
+        try {
+          if (!this.queue.renew(lease)) this.log.warn({ eventId: lease.eventId }, 'lease lost while processing')
+        } catch (error) {
+          this.log.error({ err: error, eventId: lease.eventId }, 'lease renewal failed')
+        }
+      },
+      Math.max(100, Math.floor(this.options.leaseMs / 3)),
+    )
+    try {
+      const outcome = await this.process(lease.eventId)
+      this.queue.complete(lease)
+      this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
+    } catch (error) {
+      this.counters.workerFailures.inc()
+      const reason = error instanceof Error ? error.message : String(error)
+      if (lease.attempts >= this.options.maxAttempts) {
+        this.queue.fail(lease, reason)
+        this.log.error({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed for good')
+      } else {
+        this.queue.retry(lease, this.options.retryBaseMs * 2 ** (lease.attempts - 1), reason)
+        this.log.warn({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed; will retry')
+      }
+    } finally {
+      clearInterval(renew)
+    }
+  }
+
+  private sweep(): void {
+    try {
+      const { recovered, exhausted } = this.queue.recoverExpired()
+      if (recovered > 0) this.counters.staleLocksRecovered.inc(recovered)
+      if (exhausted > 0) this.counters.staleLocksExhausted.inc(exhausted)
+      if (recovered + exhausted > 0) this.log.warn({ recovered, exhausted }, 'expired leases handled')
+    } catch (error) {
+      this.counters.workerFailures.inc()
+      this.log.error({ err: error }, 'lease sweep failed')
+    }
+  }
+}
