@@ -1,0 +1,221 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { alert, webhook } from '../helpers/alerts.js'
+import { request } from '../helpers/https-client.js'
+import { spawnService } from '../helpers/service-process.js'
+import { startSmtp, waitFor } from '../helpers/smtp.js'
+
+const token = 'worker-e2e-token-000001'
+const sections = [
+  '1. SUMMARY',
+  '2. ALERT',
+  '3. DIAGNOSIS',
+  '4. LOG EVIDENCE',
+  '5. RUNTIME EVIDENCE',
+  '6. RECOMMENDED ACTIONS',
+  '7. PROVENANCE',
+]
+
+async function startService(env: Record<string, string>) {
+  const cwd = mkdtempSync(join(tmpdir(), 'diag-worker-'))
+  const service = spawnService(
+    { DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: token, DIAG_LOG_LEVEL: 'warn', ...env },
+    cwd,
+  )
+  const url = await service.ready
+  const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
+  const post = async (payload: unknown) => {
+    const res = await request(`${url}/api/v1/alerts/alertmanager`, {
+      method: 'POST',
+      ca,
+      body: JSON.stringify(payload),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    })
+    expect(res.status).toBe(202)
+    return res.json()
+  }
+  const metric = async (name: string) => {
+    const text = (await request(`${url}/metrics`, { ca })).text
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+  }
+  return { service, cwd, url, ca, post, metric }
+}
+
+describe('the worker end to end, with a real SMTP server', () => {
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+  let svc: Awaited<ReturnType<typeof startService>>
+  beforeAll(async () => {
+    smtp = await startSmtp()
+    svc = await startService({ DIAG_SMTP_URL: smtp.url, DIAG_MAIL_TO: 'oncall@example.com, sre@example.com' })
+  })
+  afterAll(async () => {
+    svc.service.child.kill('SIGKILL')
+    await smtp.close()
+  })
+  const mailFor = (eventId: string) => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)
+
+  it('turns a firing alert into a 7-section diagnosis e-mail with the right branch', async () => {
+    const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
+    const eventId = answer.events[0].eventId
+    const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the diagnosis e-mail')
+    expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-01: TD-02 JavaHeapExhausted (jvm_memory)')
+    expect(mail?.headers['message-id']).toBe(`<${eventId}@diagnostic-service>`)
+    expect(mail?.headers.to).toBe('oncall@example.com, sre@example.com')
+    const positions = sections.map((heading) => mail?.text.indexOf(heading) ?? -1)
+    expect(positions.every((p) => p >= 0)).toBe(true)
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions)
+    expect(mail?.text).toContain('>>')
+    expect(mail?.text).toContain('java.lang.OutOfMemoryError: Java heap space')
+    expect(mail?.text).toContain('Advisory only: no action was taken.')
+    expect(mail?.html).toContain('<h2>7. Provenance</h2>')
+    expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(1)
+  })
+
+  it('never lets a secret of the logs reach the store or the mail', async () => {
+    // examples/logs/app-01/catalina.out logs -Djavax.net.ssl.keyStorePassword=changeit-prod-4711
+    const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
+    await waitFor(() => mailFor(answer.events[0].eventId).length > 0, 20_000, 'the e-mail')
+    for (const mail of smtp.mails) expect(mail.raw).not.toContain('changeit-prod-4711')
+    const data = join(svc.cwd, 'data')
+    for (const file of readdirSync(data).filter((f) => f.startsWith('diagnostic.db'))) {
+      expect(readFileSync(join(data, file)).includes('changeit-prod-4711')).toBe(false)
+    }
+  })
+
+  it('sends no second e-mail for a duplicate', async () => {
+    const payload = webhook([alert({ fingerprint: 'e2e0003', startsAt: '2026-11-22T04:58:00.000Z' })])
+    const first = await svc.post(payload)
+    await waitFor(() => mailFor(first.events[0].eventId).length > 0, 20_000, 'the e-mail')
+    const again = await svc.post(payload)
+    expect(again.duplicates).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(mailFor(first.events[0].eventId)).toHaveLength(1)
+  })
+
+  it('answers a resolution with a recovery e-mail threaded under the diagnosis', async () => {
+    const firing = alert({ fingerprint: 'e2e0004', startsAt: '2026-11-22T04:59:00.000Z' })
+    const opened = await svc.post(webhook([firing]))
+    const firingId = opened.events[0].eventId
+    await waitFor(() => mailFor(firingId).length > 0, 20_000, 'the diagnosis')
+    const resolved = await svc.post(
+      webhook([{ ...firing, status: 'resolved', endsAt: '2026-11-22T05:30:00.000Z' }], { status: 'resolved' }),
+    )
+    const [recovery] = await waitFor(
+      () => mailFor(resolved.events[0].eventId).length > 0 && mailFor(resolved.events[0].eventId),
+      20_000,
+      'the recovery',
+    )
+    expect(recovery?.headers.subject).toMatch(
+      /^\[RESOLVED\] AppServerDown on app-01: TD-02 JavaHeapExhausted, open \d+[dhms]/,
+    )
+    expect(recovery?.headers['in-reply-to']).toBe(`<${firingId}@diagnostic-service>`)
+    expect(recovery?.text).toContain('The diagnosis was TD-02 JavaHeapExhausted')
+  })
+
+  it('records a resolution without an incident and sends nothing', async () => {
+    const before = smtp.mails.length
+    const lonely = await svc.post(
+      webhook([alert({ fingerprint: 'e2e0005', status: 'resolved', startsAt: '2026-11-22T05:00:00.000Z' })], {
+        status: 'resolved',
+      }),
+    )
+    expect(lonely.queued).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(smtp.mails.length).toBe(before)
+  })
+
+  it('diagnoses a container OOM kill from the spool (AH-01), and TD-07 for an unknown instance', async () => {
+    const oom = await svc.post(
+      webhook([
+        alert({ fingerprint: 'e2e0006', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' }),
+      ]),
+    )
+    const [mail] = await waitFor(
+      () => mailFor(oom.events[0].eventId).length > 0 && mailFor(oom.events[0].eventId),
+      20_000,
+      'AH-01',
+    )
+    expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-02: AH-01 ContainerOomKilled (jvm_memory)')
+    const unknown = await svc.post(webhook([alert({ fingerprint: 'e2e0007' }, { appserver_instance: 'app-99' })]))
+    const [none] = await waitFor(
+      () => mailFor(unknown.events[0].eventId).length > 0 && mailFor(unknown.events[0].eventId),
+      20_000,
+      'TD-07',
+    )
+    expect(none?.headers.subject).toBe('[critical] AppServerDown on app-99: TD-07 EvidenceUnavailable (general)')
+    expect(none?.text).toContain('is not in the inventory')
+  })
+
+  it('changes nothing but the text shown for hostile labels', async () => {
+    const hostile = alert(
+      { fingerprint: 'e2e0008', annotations: { summary: '<img src=x onerror=alert(1)>' } },
+      {
+        appserver_instance: '../../etc/passwd',
+        alertname: 'Evil\r\nBcc: attacker@example.com',
+        host: '<script>alert(1)</script>',
+        check: 'x'.repeat(10_000),
+      },
+    )
+    const answer = await svc.post(webhook([hostile]))
+    const [mail] = await waitFor(
+      () => mailFor(answer.events[0].eventId).length > 0 && mailFor(answer.events[0].eventId),
+      20_000,
+      'the e-mail',
+    )
+    expect(mail?.headers.bcc).toBeUndefined()
+    expect(mail?.headers.subject).toBe(
+      '[critical] Evil Bcc: attacker@example.com on ../../etc/passwd: TD-07 EvidenceUnavailable (general)',
+    )
+    expect(mail?.html).not.toContain('<script>')
+    expect(mail?.html).not.toContain('<img src=x')
+    expect(mail?.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
+    expect(mail?.raw).not.toContain('root:x:0:0')
+  })
+})
+
+describe('delivery faults (D24)', () => {
+  it('retries while SMTP is down, then fails for good and counts it', async () => {
+    const svc = await startService({
+      DIAG_SMTP_URL: 'smtp://127.0.0.1:1',
+      DIAG_MAIL_MAX_ATTEMPTS: '3',
+      DIAG_MAIL_RETRY_BASE_MS: '50',
+    })
+    try {
+      await svc.post(webhook([alert({ fingerprint: 'down0001' })]))
+      const deadline = Date.now() + 20_000
+      while ((await svc.metric('diagnostic_notifications_failed_total')) !== 1) {
+        if (Date.now() > deadline) throw new Error('the failed counter never reached 1')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(0)
+    } finally {
+      svc.service.child.kill('SIGKILL')
+    }
+  })
+
+  it('does not retry a permanent 5xx refusal', async () => {
+    const smtp = await startSmtp({ reject: 550 })
+    const svc = await startService({
+      DIAG_SMTP_URL: smtp.url,
+      DIAG_MAIL_MAX_ATTEMPTS: '5',
+      DIAG_MAIL_RETRY_BASE_MS: '50',
+    })
+    try {
+      await svc.post(webhook([alert({ fingerprint: 'rej00001' })]))
+      const deadline = Date.now() + 20_000
+      while ((await svc.metric('diagnostic_notifications_failed_total')) !== 1) {
+        if (Date.now() > deadline) throw new Error('the failed counter never reached 1')
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+      const db = (await import('better-sqlite3')).default
+      const conn = new db(join(svc.cwd, 'data', 'diagnostic.db'), { readonly: true })
+      expect(conn.prepare('SELECT status, attempts FROM outbox').all()).toEqual([{ status: 'failed', attempts: 1 }])
+      conn.close()
+    } finally {
+      svc.service.child.kill('SIGKILL')
+      await smtp.close()
+    }
+  })
+})
