@@ -1,4 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,8 +20,7 @@ const sections = [
   '7. PROVENANCE',
 ]
 
-async function startService(env: Record<string, string>) {
-  const cwd = mkdtempSync(join(tmpdir(), 'diag-worker-'))
+async function startService(env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'diag-worker-'))) {
   const service = spawnService(
     { DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: token, DIAG_LOG_LEVEL: 'warn', ...env },
     cwd,
@@ -218,4 +219,51 @@ describe('delivery faults (D24)', () => {
       await smtp.close()
     }
   })
+})
+
+describe('a worker killed mid-event (D25)', () => {
+  it('re-processes the event after its lease expires and sends exactly one report', async () => {
+    // A health endpoint that never answers holds the event in processing.
+    const hung = createServer(() => {})
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
+    const smtp = await startSmtp()
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-killed-'))
+    mkdirSync(join(cwd, 'inv'))
+    writeFileSync(
+      join(cwd, 'inv', 'inventory.json'),
+      JSON.stringify({
+        instances: { 'app-01': { healthUrl: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/health` } },
+      }),
+    )
+    const env = {
+      DIAG_SMTP_URL: smtp.url,
+      DIAG_INVENTORY: join(cwd, 'inv', 'inventory.json'),
+      DIAG_HTTP_TIMEOUT_MS: '3000',
+      DIAG_WORKER_LEASE_MS: '1500',
+    }
+    try {
+      const first = await startService(env, cwd)
+      const answer = await first.post(webhook([alert({ fingerprint: 'kill0001' })]))
+      await new Promise((resolve) => setTimeout(resolve, 700)) // claimed, waiting on the probe
+      first.service.child.kill('SIGKILL')
+      await first.service.exited
+      expect(smtp.mails).toHaveLength(0)
+
+      const second = await startService(env, cwd)
+      try {
+        const eventId = answer.events[0].eventId
+        await waitFor(() => smtp.mails.some((m) => m.headers['x-diagnostic-event'] === eventId), 30_000, 'the report')
+        expect(await second.metric('diagnostic_stale_locks_recovered_total')).toBe(1)
+        await new Promise((resolve) => setTimeout(resolve, 2000))
+        expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)).toHaveLength(1)
+        expect(smtp.mails[0]?.headers.subject).toContain('AH-05 HealthProbeUnresponsive')
+      } finally {
+        second.service.child.kill('SIGKILL')
+      }
+    } finally {
+      hung.closeAllConnections()
+      hung.close()
+      await smtp.close()
+    }
+  }, 60_000)
 })
