@@ -9,11 +9,13 @@ import './http/fastify-types.js'
 import { authenticate, readinessGate } from './http/request-gates.js'
 import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
+import { incidentRoutes } from './http/routes/incidents.js'
 import { appendOnlyGuard, ruleRoutes } from './http/routes/rules.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 import type { RulesService } from './rules/rules-service.js'
 import type { EventWriter } from './store/event-writer.js'
+import type { IncidentsRepository } from './store/incidents-repository.js'
 
 export interface AppDeps {
   readiness: Readiness
@@ -21,6 +23,7 @@ export interface AppDeps {
   tokens: TokenVerifier
   writer: Pick<EventWriter, 'submit'>
   rules: Pick<RulesService, 'list' | 'find' | 'register'>
+  incidents: Pick<IncidentsRepository, 'list' | 'get'>
   version: string
   /** Requests per minute per token; 0 turns the limit off (D9b). */
   rateLimitPerMinute: number
@@ -77,6 +80,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     }
     await api.register(alertRoutes, deps)
     await api.register(ruleRoutes, deps)
+    await api.register(incidentRoutes, deps)
   })
   return app
 }

@@ -18,9 +18,12 @@ import { RulesService } from './rules/rules-service.js'
 import { seedCustomRules } from './rules/seed.js'
 import { type Db, openDatabase } from './store/database.js'
 import { EventWriter } from './store/event-writer.js'
+import { IncidentsRepository } from './store/incidents-repository.js'
+import { pruneOlderThan } from './store/retention.js'
 import { RulesRepository } from './store/rules-repository.js'
 import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
+import { Housekeeping } from './worker/housekeeping.js'
 import { processEvent } from './worker/process-event.js'
 import { Worker } from './worker/worker.js'
 
@@ -33,6 +36,7 @@ export interface Service {
   metrics: Metrics
   readiness: Readiness
   rules: RulesService
+  housekeeping: Pick<Housekeeping, 'runOnce'>
   /** The https URL the service listens on. */
   url: string
   /** CA file clients should trust when the certificate was generated (D3), else undefined. */
@@ -91,7 +95,16 @@ export async function startService(config: Config, announce: Announce = () => {}
 
   const material = readTlsMaterial(tls.files)
   const app = await buildApp(
-    { readiness, metrics, tokens, writer, rules, version, rateLimitPerMinute: config.rateLimitPerMinute },
+    {
+      readiness,
+      metrics,
+      tokens,
+      writer,
+      rules,
+      incidents: new IncidentsRepository(db),
+      version,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+    },
     {
       // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.
       https: {
@@ -124,10 +137,18 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'mail' }),
   )
 
+  const housekeeping = new Housekeeping(
+    (cutoff) => pruneOlderThan(db, cutoff),
+    metrics,
+    { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
+    app.log.child({ component: 'housekeeping' }),
+  )
+
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {
       readiness.set('shutting_down')
+      housekeeping.stop()
       await app.close()
       await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
       await sender.stop()
@@ -187,6 +208,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       app.log.child({ component: 'worker' }),
     )
     sender.start()
+    housekeeping.start()
     if (config.workerEnabled) worker.start()
     app.log.info(
       { mail: transport.description, inventory: config.inventoryFile, worker: config.workerEnabled },
@@ -198,5 +220,5 @@ export async function startService(config: Config, announce: Announce = () => {}
     readiness.set('startup_failed')
     app.log.error({ err: error }, 'startup check failed; the service stays not ready')
   }
-  return { app, db, metrics, readiness, rules, url, generatedCaFile: tls.generatedCaFile, stop }
+  return { app, db, metrics, readiness, rules, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
 }

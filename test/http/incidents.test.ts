@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { alert, webhook } from '../helpers/alerts.js'
+import { build, type TestService } from '../helpers/build.js'
+import { waitFor } from '../helpers/smtp.js'
+
+const path = '/api/v1/incidents'
+
+describe('incidents API (D30) and housekeeping (D22)', () => {
+  let t: TestService
+  const ids: Record<string, string> = {}
+  beforeAll(async () => {
+    t = await build()
+    const post = (payload: unknown) => t.call('POST', '/api/v1/alerts/alertmanager', { json: payload })
+    await post(webhook([alert({ fingerprint: 'inc0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
+    await post(
+      webhook([
+        alert({ fingerprint: 'inc0002', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' }),
+      ]),
+    )
+    await post(webhook([alert({ fingerprint: 'inc0003' }, { appserver_instance: 'app-99' })]))
+    const diagnosed = () =>
+      t.service.db.prepare("SELECT count(*) FROM outbox WHERE status = 'sent'").pluck().get() === 3
+    await waitFor(diagnosed, 20_000, 'three diagnoses delivered')
+    for (const row of t.service.db.prepare('SELECT id, identity FROM incidents').all() as Array<{
+      id: string
+      identity: string
+    }>) {
+      ids[row.identity] = row.id
+    }
+  })
+  afterAll(() => t.close())
+
+  it('lists incidents newest first with their diagnosis headline', async () => {
+    const res = await t.call('GET', path)
+    expect(res.status).toBe(200)
+    const body = res.json()
+    expect(body.nextCursor).toBeNull()
+    expect(body.incidents.map((i: { instance: string }) => i.instance).sort()).toEqual(['app-01', 'app-02', 'app-99'])
+    const app01 = body.incidents.find((i: { instance: string }) => i.instance === 'app-01')
+    expect(app01).toMatchObject({
+      status: 'open',
+      alertname: 'AppServerDown',
+      startsAt: '2026-11-22T04:56:00.000Z',
+      diagnosis: {
+        branch: 'TD-02',
+        ruleName: 'JavaHeapExhausted',
+        category: 'jvm_memory',
+        classification: 'confirmed_cause',
+      },
+    })
+  })
+
+  it.each([
+    ['?instance=app-02', ['app-02']],
+    ['?category=jvm_memory', ['app-01', 'app-02']],
+    ['?category=general', ['app-99']],
+    ['?status=resolved', []],
+    ['?since=2099-01-01T00:00:00Z', []],
+  ])('filters %s', async (query, instances) => {
+    const body = (await t.call('GET', `${path}${query}`)).json()
+    expect(body.incidents.map((i: { instance: string }) => i.instance).sort()).toEqual(instances)
+  })
+
+  it('paginates with an opaque cursor, each incident exactly once', async () => {
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const res = await t.call('GET', `${path}?limit=1${cursor ? `&cursor=${cursor}` : ''}`)
+      const body: { incidents: Array<{ id: string }>; nextCursor: string | null } = res.json()
+      seen.push(...body.incidents.map((i) => i.id))
+      cursor = body.nextCursor
+    } while (cursor)
+    expect(seen).toHaveLength(3)
+    expect(new Set(seen).size).toBe(3)
+  })
+
+  it.each([
+    '?status=closed',
+    '?limit=0',
+    '?limit=201',
+    '?since=yesterday',
+    '?cursor=bm9wZQ',
+    '?category=memory',
+    '?sort=asc',
+  ])('answers 400 invalid_query_parameter for %s', async (query) => {
+    const res = await t.call('GET', `${path}${query}`)
+    expect(res.status).toBe(400)
+    expect(res.json().error).toBe('invalid_query_parameter')
+  })
+
+  it('shows one incident with its alert, evidence, diagnosis and delivery state', async () => {
+    const res = await t.call('GET', `${path}/${ids.inc0002}`)
+    expect(res.status).toBe(200)
+    const body = res.json()
+    expect(body).toMatchObject({
+      id: ids.inc0002,
+      instance: 'app-02',
+      firingEvent: { status: 'firing', alert: { labels: { appserver_instance: 'app-02' } } },
+      resolvedEvent: null,
+      diagnosis: { primary: { branch: 'AH-01', ruleName: 'ContainerOomKilled' } },
+      evidence: {
+        instanceKnown: true,
+        spool: {
+          records: [
+            expect.objectContaining({ oomKilled: true, exitCode: 137 }),
+            expect.objectContaining({ event: 'start' }),
+          ],
+        },
+      },
+      delivery: [
+        {
+          kind: 'diagnosis',
+          status: 'sent',
+          attempts: 1,
+          subject: '[critical] AppServerDown on app-02: AH-01 ContainerOomKilled (jvm_memory)',
+        },
+      ],
+    })
+  })
+
+  it('shows a resolution and its recovery e-mail', async () => {
+    await t.call('POST', '/api/v1/alerts/alertmanager', {
+      json: webhook([alert({ fingerprint: 'inc0001', status: 'resolved', startsAt: '2026-11-22T04:56:00.000Z' })], {
+        status: 'resolved',
+      }),
+    })
+    let body: any
+    const deadline = Date.now() + 20_000
+    do {
+      body = (await t.call('GET', `${path}/${ids.inc0001}`)).json()
+      if (body.delivery.length === 2 && body.delivery[1].status === 'sent') break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    } while (Date.now() < deadline)
+    expect(body).toMatchObject({ status: 'resolved', resolvedEvent: { status: 'resolved' } })
+    expect(body.delivery.map((d: { kind: string }) => d.kind)).toEqual(['diagnosis', 'recovery'])
+    expect((await t.call('GET', `${path}?status=resolved`)).json().incidents).toHaveLength(1)
+  })
+
+  it('answers 404 for an unknown incident and 401 without a token', async () => {
+    const missing = await t.call('GET', `${path}/01a20000-0000-7000-8000-000000000000`)
+    expect(missing.status).toBe(404)
+    expect(missing.json().error).toBe('not_found')
+    expect((await t.call('GET', path, { headers: { authorization: '' } })).status).toBe(401)
+  })
+
+  it('prunes old events with everything they produced, never rules', async () => {
+    const db = t.service.db
+    const rulesBefore = db.prepare('SELECT count(*) FROM rules').pluck().get()
+    db.prepare("UPDATE events SET received_at = 0 WHERE identity = 'inc0003'").run()
+    expect(t.service.housekeeping.runOnce()).toBe(2) // the event and its incident
+    expect(db.prepare("SELECT count(*) FROM incidents WHERE identity = 'inc0003'").pluck().get()).toBe(0)
+    expect(db.prepare("SELECT count(*) FROM dedup_keys WHERE identity = 'inc0003'").pluck().get()).toBe(0)
+    expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3)
+    expect(db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(rulesBefore)
+    const metrics = (await t.call('GET', '/metrics')).text
+    expect(metrics).toMatch(/^diagnostic_records_pruned_total 2$/m)
+    expect(metrics).toMatch(/^diagnostic_housekeeping_runs_total 2$/m)
+  })
+})
+
+describe('housekeeping with events still waiting', () => {
+  it('keeps an old event that the worker has not processed yet', async () => {
+    const t = await build({ DIAG_WORKER: 'off' })
+    try {
+      await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ fingerprint: 'wait0001' })]) })
+      t.service.db.prepare('UPDATE events SET received_at = 0').run()
+      expect(t.service.housekeeping.runOnce()).toBe(0)
+      expect(t.count('events')).toBe(1)
+    } finally {
+      await t.close()
+    }
+  })
+})
