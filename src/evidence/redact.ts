@@ -5,12 +5,18 @@
 const mask = '[REDACTED]'
 const secretKey = '(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)'
 
-const rules: Array<[RegExp, string]> = [
-  // PEM private keys, also when the excerpt cut the block off before its END line.
-  [
-    /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----[\s\S]{0,20000}?(?:-----END \1PRIVATE KEY-----|$)/g,
-    `-----BEGIN $1PRIVATE KEY----- ${mask} -----END $1PRIVATE KEY-----`,
-  ],
+// PEM private keys span lines; also redacted when the excerpt cut the block off before its END.
+const pemBlock: [RegExp, string] = [
+  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----[\s\S]{0,20000}?(?:-----END \1PRIVATE KEY-----|$)/g,
+  `-----BEGIN $1PRIVATE KEY----- ${mask} -----END $1PRIVATE KEY-----`,
+]
+
+/** A line can hold a secret only if it contains one of these; most log lines do not. */
+const candidateLine =
+  /pass|pwd|secret|token|api|access|private|credential|authoriz|bearer|basic|session|sid=|ltpa|:\/\/|eyJ|AKIA|ASIA|AGPA|AIDA|AROA|oracle/i
+
+// Each rule applies within one line.
+const lineRules: Array<[RegExp, string]> = [
   // JSON Web Tokens: header.payload.signature, both first parts base64url JSON.
   [/\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g, `${mask}-JWT`],
   // AWS access key ids.
@@ -21,8 +27,10 @@ const rules: Array<[RegExp, string]> = [
     `$1$2 ${mask}`,
   ],
   [/\b(Bearer|Basic)\s{1,5}[A-Za-z0-9._~+/=-]{8,4096}/g, `$1 ${mask}`],
-  // user:password@ in URLs (JDBC, AMQP, Redis, HTTP, …) and Oracle's user/password@.
-  [/\b([a-z][a-z0-9+.-]{0,30}:\/\/[^\s/:@]{1,256}):[^\s/@]{1,1024}@/gi, `$1:${mask}@`],
+  // user:password@ in URLs (JDBC, AMQP, Redis, HTTP, …) and Oracle's user/password@. The
+  // match starts at the literal `://`, which V8 searches for fast; the scheme before it
+  // needs no check.
+  [/(:\/\/[^\s/:@]{1,256}):[^\s/@]{1,1024}@/g, `$1:${mask}@`],
   [/\b(jdbc:oracle:[a-z]{1,10}:[^\s/@:]{1,256})\/[^\s@]{1,1024}@/gi, `$1/${mask}@`],
   // Session cookies and URL session ids.
   [/(;jsessionid=)[^?#\s;"']{1,4096}/gi, `$1${mask}`],
@@ -38,7 +46,13 @@ const rules: Array<[RegExp, string]> = [
 ]
 
 export function redact(text: string): string {
-  let result = text
-  for (const [pattern, replacement] of rules) result = result.replace(pattern, replacement)
-  return result
+  const unblocked = text.includes('PRIVATE KEY') ? text.replace(pemBlock[0], pemBlock[1]) : text
+  const lines = unblocked.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i] as string
+    if (!candidateLine.test(line)) continue
+    for (const [pattern, replacement] of lineRules) line = line.replace(pattern, replacement)
+    lines[i] = line
+  }
+  return lines.join('\n')
 }

@@ -9,8 +9,10 @@ export class AhoCorasick {
   private fail = new Int32Array(1)
   private readonly outputs: number[][] = [[]]
   private readonly lengths: number[] = []
-  /** Full transitions for ASCII (state * 128 + c): one array read per character. */
+  /** Full transitions for ASCII (state * 128 + c), case folded in: one array read per character. */
   private ascii: Uint16Array | Uint32Array = new Uint16Array(0)
+  /** 1 where a state reports words, so the scan loop reads no array for the others. */
+  private reports = new Uint8Array(0)
 
   /** `words[i]` is reported as id i; words are folded like the text. */
   constructor(words: readonly string[]) {
@@ -45,11 +47,13 @@ export class AhoCorasick {
       const row = state * 128
       const failRow = (this.fail[state] as number) * 128
       for (let c = 0; c < 128; c++) {
-        const target = state === 0 ? this.root[c] : this.next[state]?.get(c)
+        const folded = fold(c)
+        const target = state === 0 ? this.root[folded] : this.next[state]?.get(folded)
         table[row + c] = target !== undefined ? target : state === 0 ? 0 : (table[failRow + c] as number)
       }
     }
     this.ascii = table
+    this.reports = Uint8Array.from(this.outputs, (out) => (out.length > 0 ? 1 : 0))
   }
 
   private link(): void {
@@ -76,10 +80,11 @@ export class AhoCorasick {
    */
   scan(text: string, found: (id: number, start: number) => boolean | undefined): void {
     let state = 0
-    const ascii = this.ascii
+    const { ascii, reports } = this
     for (let i = 0; i < text.length; i++) {
-      const c = fold(text.charCodeAt(i))
-      state = c < 128 ? (ascii[state * 128 + c] as number) : this.step(state, c)
+      const c = text.charCodeAt(i)
+      state = c < 128 ? (ascii[state * 128 + c] as number) : this.step(state, fold(c))
+      if (reports[state] === 0) continue
       const out = this.outputs[state] as number[]
       for (let k = 0; k < out.length; k++) {
         const id = out[k] as number

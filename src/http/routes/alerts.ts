@@ -7,7 +7,8 @@ import { toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
 import { requireJson } from '../request-gates.js'
 
 export const webhookBodyLimit = 256 * 1024
-const queueFullRetryAfterSeconds = 30
+// A full queue of 50 drains within seconds; a longer hint would leave capacity idle.
+const queueFullRetryAfterSeconds = 2
 
 const accepted = {
   type: 'object',
