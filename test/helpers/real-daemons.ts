@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+/** A free loopback port (the OS picks it, we release it, the daemon takes it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+export interface Daemon {
+  child: ChildProcess
+  url: string
+  output: () => string
+  stop: () => void
+}
+
+/** Starts a real daemon from Debian's packages and waits until `readyPath` answers 200. */
+export async function startDaemon(binary: string, args: string[], port: number, readyPath: string): Promise<Daemon> {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${binary} exited:\n${output}`)
+    try {
+      const res = await fetch(`${url}${readyPath}`)
+      if (res.ok) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${binary} not ready in 30 s:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return { child, url, output: () => output, stop: () => child.kill('SIGKILL') }
+}
+
+/** Alertmanager with one webhook receiver pointing at the service over HTTPS. */
+export async function startAlertmanager(dir: string, options: { webhookUrl: string; token: string; caFile: string }) {
+  const port = await freePort()
+  const config = join(dir, 'alertmanager.yml')
+  writeFileSync(
+    config,
+    `route:
+  receiver: diagnostic-service
+  group_by: ['alertname', 'appserver_instance']
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: diagnostic-service
+    webhook_configs:
+      - url: ${options.webhookUrl}
+        send_resolved: true
+        http_config:
+          authorization:
+            type: Bearer
+            credentials: ${options.token}
+          tls_config:
+            ca_file: ${options.caFile}
+`,
+  )
+  return startDaemon(
+    '/usr/bin/prometheus-alertmanager',
+    [
+      `--config.file=${config}`,
+      `--storage.path=${join(dir, 'am-data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--cluster.listen-address=',
+      '--log.level=warn',
+    ],
+    port,
+    '/-/ready',
+  )
+}
+
+/** Prometheus scraping the service's /metrics over TLS. */
+export async function startPrometheus(dir: string, options: { target: string; caFile: string }) {
+  const port = await freePort()
+  const config = join(dir, 'prometheus.yml')
+  writeFileSync(
+    config,
+    `global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: diagnostic-service
+    scheme: https
+    tls_config:
+      ca_file: ${options.caFile}
+    static_configs:
+      - targets: ['${options.target}']
+`,
+  )
+  return startDaemon(
+    '/usr/bin/prometheus',
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'prom-data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    port,
+    '/-/ready',
+  )
+}
+
+/** A counter or gauge from a daemon's own /metrics, summed over the series that match. */
+export async function daemonMetric(url: string, name: string, labelFilter = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(name) && line.includes(labelFilter))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0)
+}
