@@ -1,6 +1,7 @@
 import { AppError } from '../errors.js'
 import { emptyFacts, withLogExcerpt } from '../evidence/facts.js'
 import { readLogTail } from '../evidence/log-tail.js'
+import { redact } from '../evidence/redact.js'
 import { loadBuiltinRules } from '../rules/builtin-loader.js'
 import { Catalogue } from '../rules/catalogue.js'
 import { parsePattern } from '../rules/pattern.js'

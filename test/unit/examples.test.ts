@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createAjv, loadSchema } from '../../src/ajv.js'
+import { loadInventory } from '../../src/evidence/inventory.js'
+import { packageRoot } from '../../src/paths.js'
+import { checkTemplates } from '../../src/report/template-check.js'
+import { loadTemplates } from '../../src/report/templates.js'
+import { parsePattern } from '../../src/rules/pattern.js'
+import { PatternSafety } from '../../src/rules/pattern-safety.js'
+import { parseRuleInput, readRulepack } from '../../src/rules/rule-input.js'
+import { realTool } from '../helpers/real-tools.js'
+
+const examples = join(packageRoot, 'examples')
+
+describe('examples/ are valid', () => {
+  it('has an inventory whose every log file and spool folder exists', () => {
+    const inventory = loadInventory(join(examples, 'inventory.json'))
+    for (const instance of ['app-01', 'app-02', 'app-03', 'app-04']) {
+      const sources = inventory.sources(instance)
+      expect(sources).toBeDefined()
+      for (const log of sources?.logs ?? []) expect(existsSync(log)).toBe(true)
+      expect(existsSync(sources?.spoolDir ?? '')).toBe(true)
+    }
+  })
+
+  it.each(['webhook-firing.json', 'webhook-resolved.json', 'webhook-multi.json'])(
+    'has a valid version-4 payload %s',
+    (file) => {
+      const validate = createAjv().compile(loadSchema('alertmanager-webhook-v4.schema.json'))
+      expect(validate(JSON.parse(readFileSync(join(examples, file), 'utf8'))), JSON.stringify(validate.errors)).toBe(
+        true,
+      )
+    },
+  )
+
+  it('has a spool of valid event-record-v1 lines', () => {
+    const validate = createAjv().compile(loadSchema('event-record-v1.schema.json'))
+    const lines = readFileSync(join(examples, 'spool', 'container-events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+    for (const line of lines) expect(validate(JSON.parse(line))).toBe(true)
+  })
+
+  it('has a rulepack that passes the schema and the pattern safety check', async () => {
+    const safety = new PatternSafety()
+    for (const body of readRulepack(join(examples, 'rulepack.json'))) {
+      const rule = parseRuleInput(body)
+      expect(await safety.verdict(parsePattern(rule.pattern))).toEqual({ safe: true })
+    }
+  })
+
+  it('has a template override that compiles and renders', () => {
+    const templates = loadTemplates(join(examples, 'templates'))
+    expect(() => checkTemplates(templates)).not.toThrow()
+  })
+
+  it('has an Alertmanager config amtool accepts and alerting rules promtool accepts', () => {
+    const amtool = realTool('amtool', 'prometheus-alertmanager')
+    const promtool = realTool('promtool', 'prometheus')
+    if (!amtool || !promtool) return
+    const am = spawnSync(amtool, ['check-config', join(examples, 'deploy', 'alertmanager.yml')], { encoding: 'utf8' })
+    expect(am.status, am.stdout + am.stderr).toBe(0)
+    const rules = spawnSync(promtool, ['check', 'rules', join(examples, 'deploy', 'diagnostic-service-alerts.yml')], {
+      encoding: 'utf8',
+    })
+    expect(rules.status, rules.stdout + rules.stderr).toBe(0)
+  })
+})
