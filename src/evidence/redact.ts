@@ -5,9 +5,10 @@
 const mask = '[REDACTED]'
 const secretKey = '(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)'
 
-// PEM private keys span lines; also redacted when the excerpt cut the block off before its END.
+// PEM private keys span lines. A block ends at its END line or, when the excerpt cut that
+// off, where its base64 lines end: the log lines after it are evidence and stay.
 const pemBlock: [RegExp, string] = [
-  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----[\s\S]{0,20000}?(?:-----END \1PRIVATE KEY-----|$)/g,
+  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----(?:\r?\n(?:Proc-Type|DEK-Info):[^\r\n]{0,200}){0,4}(?:\r?\n[A-Za-z0-9+/=]{1,200}(?=\r?\n|$)){0,4000}(?:\r?\n-----END \1PRIVATE KEY-----)?/g,
   `-----BEGIN $1PRIVATE KEY----- ${mask} -----END $1PRIVATE KEY-----`,
 ]
 

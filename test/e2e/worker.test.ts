@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { secretCorpus } from '../fixtures/secret-corpus.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { spawnService } from '../helpers/service-process.js'
@@ -263,6 +264,51 @@ describe('a worker killed mid-event (D25)', () => {
     } finally {
       hung.closeAllConnections()
       hung.close()
+      await smtp.close()
+    }
+  }, 60_000)
+})
+
+describe('the redaction corpus end to end (D15)', () => {
+  it('lets no secret of the corpus reach the database files or the e-mail', async () => {
+    const smtp = await startSmtp()
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-corpus-'))
+    mkdirSync(join(cwd, 'inv'))
+    const log = [...secretCorpus.map((sample) => sample.line), 'java.lang.OutOfMemoryError: Java heap space'].join('\n')
+    writeFileSync(join(cwd, 'inv', 'server.log'), `${log}\n`)
+    writeFileSync(
+      join(cwd, 'inv', 'inventory.json'),
+      JSON.stringify({ instances: { 'app-01': { logs: ['server.log'] } } }),
+    )
+    const svc = await startService({ DIAG_SMTP_URL: smtp.url, DIAG_INVENTORY: join(cwd, 'inv', 'inventory.json') }, cwd)
+    try {
+      const answer = await svc.post(webhook([alert({ fingerprint: 'corpus01' })]))
+      const eventId = answer.events[0].eventId
+      const [mail] = await waitFor(
+        () => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId).length > 0 && smtp.mails,
+        20_000,
+        'the e-mail',
+      )
+      // The last lines of the corpus stand next to the matched line, so they are shown too.
+      expect(mail?.headers.subject).toContain('TD-02 JavaHeapExhausted')
+      expect(mail?.text).toContain('[REDACTED]')
+      const stored = readdirSync(join(cwd, 'data'))
+        .filter((f) => f.startsWith('diagnostic.db'))
+        .map((f) => readFileSync(join(cwd, 'data', f)).toString('latin1'))
+        .join('')
+      for (const sample of secretCorpus) {
+        for (const secret of sample.secrets) {
+          expect({ sample: sample.name, inMail: mail?.raw.includes(secret), inStore: stored.includes(secret) }).toEqual(
+            {
+              sample: sample.name,
+              inMail: false,
+              inStore: false,
+            },
+          )
+        }
+      }
+    } finally {
+      svc.service.child.kill('SIGKILL')
       await smtp.close()
     }
   }, 60_000)

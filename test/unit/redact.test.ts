@@ -10,6 +10,15 @@ describe('redact (D15)', () => {
     for (const context of keep) expect(redacted).toContain(context)
   })
 
+  it('ends a key block cut off by the excerpt where its base64 ends, keeping the lines after it', () => {
+    const text =
+      'dump\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n2026-11-22 ERROR java.lang.OutOfMemoryError: Java heap space'
+    const redacted = redact(text)
+    expect(redacted).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC')
+    expect(redacted).not.toContain('BKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj')
+    expect(redacted.endsWith('\n2026-11-22 ERROR java.lang.OutOfMemoryError: Java heap space')).toBe(true)
+  })
+
   it('leaves ordinary log lines untouched', () => {
     const lines = [
       '2026-11-22 04:50:02,100 INFO  [http-nio-8080-exec-1] c.e.orders.OrderController - GET /api/orders/123 200 in 14 ms',
