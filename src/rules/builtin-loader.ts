@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { packageRoot } from '../paths.js'
-import type { BuiltinRule, Category, Classification, Condition, Confidence } from './types.js'
+import type { BuiltinRule } from './types.js'
 
 export const builtinRulesDir = join(packageRoot, 'builtin-rules')
 export const builtinFamilies = ['TD', 'AH', 'GC', 'TH'] as const
@@ -19,18 +19,7 @@ export const builtinBranches = [
 interface FamilyFile {
   family: Family
   version: string
-  rules: Array<{
-    branch: string
-    ruleName: string
-    category: Category
-    classification: Classification
-    confidence: Confidence
-    assessment: string
-    recommendedActions: string[]
-    signatures: string[]
-    fallback?: boolean
-    conditions: Condition
-  }>
+  rules: Array<Omit<BuiltinRule, 'id' | 'family' | 'version' | 'ruleId' | 'fallback'> & { fallback?: boolean }>
 }
 
 const validate = createAjv().compile<FamilyFile>(loadSchema('builtin-rules.schema.json'))

@@ -42,7 +42,14 @@ async function startService(env: Record<string, string>, cwd = mkdtempSync(join(
     const text = (await request(`${url}/metrics`, { ca })).text
     return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
   }
-  return { service, cwd, url, ca, post, metric }
+  const metricReaches = async (name: string, value: number, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs
+    while ((await metric(name)) !== value) {
+      if (Date.now() > deadline) throw new Error(`${name} never reached ${value}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  return { service, cwd, url, ca, post, metric, metricReaches }
 }
 
 describe('the worker end to end, with a real SMTP server', () => {
@@ -186,11 +193,7 @@ describe('delivery faults (D24)', () => {
     })
     try {
       await svc.post(webhook([alert({ fingerprint: 'down0001' })]))
-      const deadline = Date.now() + 20_000
-      while ((await svc.metric('diagnostic_notifications_failed_total')) !== 1) {
-        if (Date.now() > deadline) throw new Error('the failed counter never reached 1')
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      await svc.metricReaches('diagnostic_notifications_failed_total', 1)
       expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(0)
     } finally {
       svc.service.child.kill('SIGKILL')
@@ -206,11 +209,7 @@ describe('delivery faults (D24)', () => {
     })
     try {
       await svc.post(webhook([alert({ fingerprint: 'rej00001' })]))
-      const deadline = Date.now() + 20_000
-      while ((await svc.metric('diagnostic_notifications_failed_total')) !== 1) {
-        if (Date.now() > deadline) throw new Error('the failed counter never reached 1')
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
+      await svc.metricReaches('diagnostic_notifications_failed_total', 1)
       const db = (await import('better-sqlite3')).default
       const conn = new db(join(svc.cwd, 'data', 'diagnostic.db'), { readonly: true })
       expect(conn.prepare('SELECT status, attempts FROM outbox').all()).toEqual([{ status: 'failed', attempts: 1 }])
