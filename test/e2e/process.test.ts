@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { request as rawRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -83,7 +84,6 @@ describe('the service process', () => {
     const url = await service.ready
     const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
     // A request whose body is still arriving when the signal comes must still be answered.
-    const { request: rawRequest } = await import('node:https')
     const body = JSON.stringify(webhook([alert({ fingerprint: 'inflight01' })]))
     const answered = new Promise<number>((resolve, reject) => {
       const req = rawRequest(

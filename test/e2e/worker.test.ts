@@ -3,6 +3,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
 import { alert, webhook } from '../helpers/alerts.js'
@@ -210,8 +211,7 @@ describe('delivery faults (D24)', () => {
     try {
       await svc.post(webhook([alert({ fingerprint: 'rej00001' })]))
       await svc.metricReaches('diagnostic_notifications_failed_total', 1)
-      const db = (await import('better-sqlite3')).default
-      const conn = new db(join(svc.cwd, 'data', 'diagnostic.db'), { readonly: true })
+      const conn = new Database(join(svc.cwd, 'data', 'diagnostic.db'), { readonly: true })
       expect(conn.prepare('SELECT status, attempts FROM outbox').all()).toEqual([{ status: 'failed', attempts: 1 }])
       conn.close()
     } finally {

@@ -1,4 +1,6 @@
-import { writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, requiredLabels, webhook } from '../helpers/alerts.js'
@@ -182,9 +184,8 @@ describe('POST /api/v1/alerts/alertmanager', () => {
 describe('authentication with a tokens file (D5)', () => {
   let t: TestService
   beforeAll(async () => {
-    const dir = (await import('node:fs')).mkdtempSync(join((await import('node:os')).tmpdir(), 'diag-tokens-'))
+    const dir = mkdtempSync(join(tmpdir(), 'diag-tokens-'))
     const file = join(dir, 'tokens.json')
-    const { createHash } = await import('node:crypto')
     writeFileSync(
       file,
       JSON.stringify([
