@@ -224,7 +224,10 @@ describe('delivery faults (D24)', () => {
 describe('a worker killed mid-event (D25)', () => {
   it('re-processes the event after its lease expires and sends exactly one report', async () => {
     // A health endpoint that never answers holds the event in processing.
-    const hung = createServer(() => {})
+    let probed = false
+    const hung = createServer(() => {
+      probed = true
+    })
     await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
     const smtp = await startSmtp()
     const cwd = mkdtempSync(join(tmpdir(), 'diag-killed-'))
@@ -244,7 +247,7 @@ describe('a worker killed mid-event (D25)', () => {
     try {
       const first = await startService(env, cwd)
       const answer = await first.post(webhook([alert({ fingerprint: 'kill0001' })]))
-      await new Promise((resolve) => setTimeout(resolve, 700)) // claimed, waiting on the probe
+      await waitFor(() => probed, 20_000, 'the probe (the event is claimed and mid-processing)')
       first.service.child.kill('SIGKILL')
       await first.service.exited
       expect(smtp.mails).toHaveLength(0)
