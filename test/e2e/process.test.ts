@@ -105,10 +105,13 @@ describe('the service process', () => {
       )
       req.on('error', reject)
       req.write(body.slice(0, 20))
-      setTimeout(() => {
+      // The signal comes once the service has the request (it logs it), before the body ends.
+      const received = setInterval(() => {
+        if (!service.stdout().includes('"msg":"incoming request"')) return
+        clearInterval(received)
         service.child.kill('SIGTERM')
         setTimeout(() => req.end(body.slice(20)), 300)
-      }, 300)
+      }, 20)
     })
     expect(await answered).toBe(202)
     expect(await service.exited).toEqual({ code: 0, signal: null })
