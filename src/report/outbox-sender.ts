@@ -41,6 +41,8 @@ export function isPermanent(error: unknown): boolean {
 export class OutboxSender {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
+  /** A kick that came during a drain: its row may have been committed after the drain's query. */
+  private kickedWhileRunning = false
   private stopped = true
 
   constructor(
@@ -59,11 +61,18 @@ export class OutboxSender {
 
   /** Sends what is due now (called after a new row is committed, and on a timer). */
   kick(): void {
-    if (this.stopped || this.running) return
+    if (this.stopped) return
+    if (this.running) {
+      this.kickedWhileRunning = true
+      return
+    }
     clearTimeout(this.timer)
+    this.kickedWhileRunning = false
     this.running = this.drain().finally(() => {
       this.running = undefined
-      if (!this.stopped) this.timer = setTimeout(() => this.kick(), this.options.pollMs)
+      if (this.stopped) return
+      if (this.kickedWhileRunning) this.kick()
+      else this.timer = setTimeout(() => this.kick(), this.options.pollMs)
     })
   }
 
