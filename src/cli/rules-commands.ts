@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js'
 import { emptyFacts, withLogExcerpt } from '../evidence/facts.js'
 import { readLogTail } from '../evidence/log-tail.js'
-import { redact } from '../evidence/redact.js'
+import { redactBytes } from '../evidence/redact.js'
 import { loadBuiltinRules } from '../rules/builtin-loader.js'
 import { Catalogue } from '../rules/catalogue.js'
 import { parsePattern } from '../rules/pattern.js'
@@ -108,12 +108,13 @@ export async function testRules(
 
   const tail = readLogTail(options.log)
   print(
-    `log: ${options.log}, last ${tail.lines} lines (${tail.bytes} bytes${tail.truncated ? ', truncated to the service bounds' : ''})`,
+    `log: ${options.log}, last ${tail.lines} lines (${tail.bytes.length} bytes${tail.truncated ? ', truncated to the service bounds' : ''})`,
   )
   const catalogue = new Catalogue(builtins, [...seed, ...candidates], versions)
   const facts = withLogExcerpt(
     emptyFacts({ alertname: options.alertname, instance: 'diag-rules-test', severity: 'none' }),
-    tail.text,
+    // Redacted like the service does, so the matches are the ones it would find (D15).
+    redactBytes(tail.bytes),
   )
   const diagnosis = await catalogue.diagnose(facts)
   let unmatched = 0

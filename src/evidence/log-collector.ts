@@ -1,6 +1,6 @@
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
-import { redact } from './redact.js'
+import { redactBytes } from './redact.js'
 
 export interface LogFileSummary {
   file: string
@@ -38,7 +38,7 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
     }
     try {
       const tail = readLogTail(allowed.path, { maxLines: lines, maxBytes: bytes })
-      const text = redact(tail.text)
+      const text = redactBytes(tail.bytes)
       const size = Buffer.byteLength(text)
       parts.push(text)
       lines -= tail.lines

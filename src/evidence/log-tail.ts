@@ -3,43 +3,53 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
 export const logBounds = { maxLines: 500, maxBytes: 512 * 1024 }
 
 export interface LogTail {
-  text: string
+  /** The kept lines as read (UTF-8, not yet decoded), without a final newline. */
+  bytes: Buffer
   lines: number
-  bytes: number
   /** True when the file held more than the bounds allowed. */
   truncated: boolean
 }
 
 /**
  * The tail of one log file within the D15 bounds, read-only: opened O_RDONLY (no writes,
- * no locks), only the last `maxBytes` read, invalid UTF-8 replaced, a line cut by the
- * start of the window dropped, then at most `maxLines` lines kept.
+ * no locks), only the last `maxBytes` read, a line cut by the start of the window
+ * dropped, then at most `maxLines` lines kept. Works on the bytes (native searches for
+ * newlines); decoding is the caller's, once.
  */
 export function readLogTail(path: string, bounds = logBounds): LogTail {
   const fd = openSync(path, constants.O_RDONLY)
   try {
     const size = fstatSync(fd).size
     const length = Math.min(size, bounds.maxBytes)
-    const buffer = Buffer.alloc(length)
-    let read = 0
+    const buffer = Buffer.allocUnsafe(length)
+    let end = 0
     // A file truncated while we read simply yields fewer bytes.
-    while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, size - length + read)
+    while (end < length) {
+      const n = readSync(fd, buffer, end, length - end, size - length + end)
       if (n === 0) break
-      read += n
+      end += n
     }
-    let text = buffer.subarray(0, read).toString('utf8')
     let truncated = size > length
-    if (truncated) text = text.slice(text.indexOf('\n') + 1)
-    const lines = text.split('\n')
-    if (lines.at(-1) === '') lines.pop()
-    if (lines.length > bounds.maxLines) {
-      lines.splice(0, lines.length - bounds.maxLines)
-      truncated = true
-    }
-    text = lines.join('\n')
-    return { text, lines: lines.length, bytes: Buffer.byteLength(text), truncated }
+    const start = truncated ? buffer.subarray(0, end).indexOf(10) + 1 : 0
+    if (end > start && buffer[end - 1] === 10) end--
+    const { from, lines, more } = lastLines(buffer, start, end, bounds.maxLines)
+    truncated ||= more
+    return { bytes: buffer.subarray(from, end), lines, truncated }
   } finally {
     closeSync(fd)
   }
+}
+
+/** Where the last `maxLines` lines of `buffer[start, end)` begin, counted from the end. */
+function lastLines(buffer: Buffer, start: number, end: number, maxLines: number) {
+  if (end <= start) return { from: start, lines: 0, more: false }
+  let lines = 1
+  for (let pos = end - 1; pos >= start; ) {
+    const nl = buffer.lastIndexOf(10, pos)
+    if (nl < start) break
+    if (lines === maxLines) return { from: nl + 1, lines, more: true }
+    lines++
+    pos = nl - 1
+  }
+  return { from: start, lines, more: false }
 }

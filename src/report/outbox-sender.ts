@@ -5,12 +5,17 @@ export interface OutboxRow extends OutgoingMail {
   attempts: number
 }
 
+/** What became of one delivery attempt. */
+export type DeliveryOutcome =
+  | { id: number; attempts: number; state: 'sent'; at: number }
+  | { id: number; attempts: number; state: 'retry'; nextAttemptAt: number; error: string }
+  | { id: number; attempts: number; state: 'failed'; error: string }
+
 /** What the sender needs from storage (implemented in store/). */
 export interface OutboxStore {
   due(now: number, limit: number): OutboxRow[]
-  markSent(id: number, attempts: number, now: number): void
-  markRetry(id: number, attempts: number, nextAttemptAt: number, error: string): void
-  markFailed(id: number, attempts: number, error: string): void
+  /** Records the outcomes of one batch in one transaction. */
+  record(outcomes: readonly DeliveryOutcome[]): void
 }
 
 export interface SenderOptions {
@@ -83,31 +88,35 @@ export class OutboxSender {
     this.transport.close()
   }
 
+  // The outcomes of a batch are committed together: one fsync per batch rather than per
+  // e-mail. A crash before that commit re-sends the batch with the same Message-IDs.
   private async drain(): Promise<void> {
     for (;;) {
       const rows = this.store.due(this.now(), this.options.batch)
-      await Promise.all(rows.map((row) => this.deliver(row)))
+      const outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
+      if (outcomes.length > 0) this.store.record(outcomes)
+      for (const outcome of outcomes) {
+        if (outcome.state === 'sent') this.counters.notificationsSent.inc()
+        if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
+      }
       if (rows.length < this.options.batch || this.stopped) return
     }
   }
 
-  private async deliver(row: OutboxRow): Promise<void> {
+  private async deliver(row: OutboxRow): Promise<DeliveryOutcome> {
     const attempts = row.attempts + 1
     try {
       await this.transport.send(row)
-      this.store.markSent(row.id, attempts, this.now())
-      this.counters.notificationsSent.inc()
+      return { id: row.id, attempts, state: 'sent', at: this.now() }
     } catch (error) {
       const reason = (error as Error).message?.slice(0, 500) ?? String(error)
       if (isPermanent(error) || attempts >= this.options.maxAttempts) {
-        this.store.markFailed(row.id, attempts, reason)
-        this.counters.notificationsFailed.inc()
         this.log.error({ eventId: row.eventId, attempts, reason }, 'e-mail delivery failed for good')
-        return
+        return { id: row.id, attempts, state: 'failed', error: reason }
       }
       const delay = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempts - 1))
-      this.store.markRetry(row.id, attempts, this.now() + delay, reason)
       this.log.warn({ eventId: row.eventId, attempts, retryInMs: delay, reason }, 'e-mail delivery failed; will retry')
+      return { id: row.id, attempts, state: 'retry', nextAttemptAt: this.now() + delay, error: reason }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { AhoCorasick } from './aho-corasick.js'
+import { AhoCorasick } from '../text/aho-corasick.js'
 import type { Pattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 
@@ -15,7 +15,7 @@ export interface PatternMatch {
   text: string
 }
 
-type Trigger = { kind: 'literal'; entry: number; text: string } | { kind: 'required'; entry: number }
+type Trigger = { kind: 'literal'; entry: number; exact: Buffer } | { kind: 'required'; entry: number }
 
 /** A regular expression runs when, for one of its alternatives, every required literal occurred. */
 interface Prefilter {
@@ -41,7 +41,7 @@ export class PatternIndex {
       const { pattern } = entry
       if (pattern.kind === 'literal') {
         words.push(pattern.text)
-        this.triggers.push({ kind: 'literal', entry: index, text: pattern.text })
+        this.triggers.push({ kind: 'literal', entry: index, exact: Buffer.from(pattern.text, 'utf8') })
         return
       }
       const alternatives = requiredLiterals(pattern.source, pattern.flags)
@@ -61,20 +61,30 @@ export class PatternIndex {
     this.automaton = new AhoCorasick(words)
   }
 
-  scan(text: string): Map<string, PatternMatch> {
-    const found = new Map<string, number>() // key -> offset of its first match
+  /**
+   * The first matching line of every key. `bytes` is the text's UTF-8 encoding, when the
+   * caller already holds it (the automaton scans bytes, regular expressions the text).
+   */
+  scan(text: string, bytes: Buffer = Buffer.from(text, 'utf8')): Map<string, PatternMatch> {
+    const offsets = new Map<string, number>() // key -> byte offset of its first literal match
     const seenWords = new Set<number>()
-    this.automaton.scan(text, (id, start) => {
+    this.automaton.scan(bytes, (id, start) => {
       const trigger = this.triggers[id] as Trigger
       if (trigger.kind === 'required') {
         seenWords.add(id)
         return undefined
       }
       const { key } = this.entries[trigger.entry] as PatternEntry
-      const known = found.get(key)
-      if ((known === undefined || start < known) && text.startsWith(trigger.text, start)) found.set(key, start)
+      const known = offsets.get(key)
+      // The automaton folds case; a literal pattern is case-sensitive.
+      if (
+        (known === undefined || start < known) &&
+        bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact)
+      )
+        offsets.set(key, start)
       return undefined
     })
+    const found = locate(bytes, offsets)
     const candidates = [...this.alwaysRun]
     for (const { entry, alternatives } of this.prefilters) {
       if (alternatives.some((ids) => ids.every((id) => seenWords.has(id)))) candidates.push(entry)
@@ -83,27 +93,42 @@ export class PatternIndex {
       const { key, pattern } = this.entries[index] as PatternEntry
       if (pattern.kind !== 'regex') continue
       const match = pattern.regex.exec(text)
+      if (!match) continue
       const known = found.get(key)
-      if (match && (known === undefined || match.index < known)) found.set(key, match.index)
+      const line = lineInText(text, match.index)
+      if (known === undefined || line.line < known.line) found.set(key, line)
     }
-    return locate(text, found)
+    return found
   }
 }
 
-/** Turns offsets into line numbers and line texts with one pass over the newlines. */
-function locate(text: string, offsets: Map<string, number>): Map<string, PatternMatch> {
+/** Turns byte offsets into line numbers and line texts with one pass over the newlines. */
+function locate(bytes: Buffer, offsets: Map<string, number>): Map<string, PatternMatch> {
   const result = new Map<string, PatternMatch>()
-  if (offsets.size === 0) return result
   const sorted = [...offsets].sort((a, b) => a[1] - b[1])
   let line = 1
   let lineStart = 0
   for (const [key, offset] of sorted) {
-    for (let nl = text.indexOf('\n', lineStart); nl !== -1 && nl < offset; nl = text.indexOf('\n', lineStart)) {
+    for (let nl = bytes.indexOf(10, lineStart); nl !== -1 && nl < offset; nl = bytes.indexOf(10, lineStart)) {
       line++
       lineStart = nl + 1
     }
-    const end = text.indexOf('\n', lineStart)
-    result.set(key, { line, text: text.slice(lineStart, end === -1 ? undefined : end).slice(0, 500) })
+    // 500 UTF-16 code units take at most 1,500 bytes: a long line is not decoded whole.
+    const end = bytes.indexOf(10, lineStart)
+    const text = bytes.toString('utf8', lineStart, Math.min(end === -1 ? bytes.length : end, lineStart + 1500))
+    result.set(key, { line, text: text.slice(0, 500) })
   }
   return result
+}
+
+/** The line of a character offset of the text (for a regular expression's match). */
+function lineInText(text: string, offset: number): PatternMatch {
+  let line = 1
+  let lineStart = 0
+  for (let nl = text.indexOf('\n'); nl !== -1 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
+    line++
+    lineStart = nl + 1
+  }
+  const end = text.indexOf('\n', lineStart)
+  return { line, text: text.slice(lineStart, end === -1 ? undefined : end).slice(0, 500) }
 }

@@ -1,4 +1,4 @@
-import type { OutboxRow, OutboxStore } from '../report/outbox-sender.js'
+import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../report/outbox-sender.js'
 import type { IncidentRecord, StoredEvent, WorkerStore } from '../worker/ports.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
@@ -120,6 +120,13 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
     retry: db.prepare('UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?'),
     failed: db.prepare("UPDATE outbox SET status = 'failed', attempts = ?, last_error = ? WHERE id = ?"),
   }
+  const record = db.transaction((outcomes: readonly DeliveryOutcome[]) => {
+    for (const o of outcomes) {
+      if (o.state === 'sent') s.sent.run(o.attempts, o.at, o.id)
+      else if (o.state === 'retry') s.retry.run(o.attempts, o.nextAttemptAt, o.error, o.id)
+      else s.failed.run(o.attempts, o.error, o.id)
+    }
+  })
   return {
     due: (now, limit) =>
       s.due.all(now, limit).map(
@@ -136,8 +143,6 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
           html: row.html_body as string,
         }),
       ),
-    markSent: (id, attempts, now) => void s.sent.run(attempts, now, id),
-    markRetry: (id, attempts, at, error) => void s.retry.run(attempts, at, error, id),
-    markFailed: (id, attempts, error) => void s.failed.run(attempts, error, id),
+    record: (outcomes) => record.immediate(outcomes),
   }
 }

@@ -128,6 +128,20 @@ describe('diag rules (the rulepack CLI)', () => {
     expect(invalid.stdout).toMatch(/IMP-05 Bad: INVALID: unsafe pattern/)
   })
 
+  it('redacts the log before matching and printing, as the service does (D15)', async () => {
+    const log = join(dir, 'secret.log')
+    writeFileSync(log, '2026-11-22 05:00:00,001 ERROR [main] c.e.Login - rejected password=Tr0ub4dor&3 for admin\n')
+    const pack = join(dir, 'secret.json')
+    writeFileSync(pack, JSON.stringify(rule('SEC-01', 'LeakedPassword', 'Tr0ub4dor')))
+    const result = await cli(['rules', 'test', pack, '--log', log])
+    expect(result.stdout).toContain('SEC-01 LeakedPassword: no match')
+    writeFileSync(pack, JSON.stringify(rule('SEC-02', 'LoginRejected', 'rejected password=')))
+    const redacted = await cli(['rules', 'test', pack, '--log', log])
+    expect(redacted.stdout).toContain('SEC-02 LoginRejected: MATCH at line 1')
+    expect(redacted.stdout).toContain('rejected password=[REDACTED]')
+    expect(redacted.stdout).not.toContain('Tr0ub4dor')
+  })
+
   it('prints the usage with exit code 2 for an unknown command', async () => {
     const result = await cli(['rules', 'delete', 'TD-09'])
     expect(result.code).toBe(2)

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectEvidence } from '../../src/evidence/collect.js'
 import { loadInventory } from '../../src/evidence/inventory.js'
 import { collectLogs } from '../../src/evidence/log-collector.js'
+import { readLogTail } from '../../src/evidence/log-tail.js'
 import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
 import { collectSpool } from '../../src/evidence/spool-collector.js'
 
@@ -93,6 +94,29 @@ describe('log evidence (D15)', () => {
     expect(evidence.text).toContain('start')
     expect(evidence.text).toContain('\ufffd')
     expect(evidence.text).not.toContain('hunter2')
+  })
+
+  it('counts lines exactly at the bounds: empty lines, a final newline, a window with no newline', () => {
+    const file = join(logs, 'edges.log')
+    const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')
+    writeFileSync(file, `${numbered(500)}\n`)
+    expect(readLogTail(file)).toMatchObject({ lines: 500, truncated: false })
+    writeFileSync(file, numbered(501))
+    const cut = readLogTail(file)
+    expect(cut).toMatchObject({ lines: 500, truncated: true })
+    expect(cut.bytes.toString().startsWith('line 2\n')).toBe(true)
+    writeFileSync(file, 'a\n\n\nb\n')
+    expect(readLogTail(file)).toMatchObject({ lines: 4, truncated: false })
+    expect(readLogTail(file).bytes.toString()).toBe('a\n\n\nb')
+    writeFileSync(file, '')
+    expect(readLogTail(file)).toMatchObject({ lines: 0, truncated: false })
+    // One line longer than the window: its tail is kept rather than nothing.
+    writeFileSync(file, 'x'.repeat(600 * 1024))
+    expect(readLogTail(file)).toMatchObject({ lines: 1, truncated: true })
+    expect(readLogTail(file).bytes).toHaveLength(512 * 1024)
+    // A window that starts mid-line drops that partial line.
+    writeFileSync(file, `${'y'.repeat(600 * 1024)}\nlast`)
+    expect(readLogTail(file).bytes.toString()).toBe('last')
   })
 
   it('reads a file that is truncated or rotated between runs', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { OutgoingMail } from '../../src/report/mail-transport.js'
-import { type OutboxRow, OutboxSender } from '../../src/report/outbox-sender.js'
+import { type DeliveryOutcome, type OutboxRow, OutboxSender } from '../../src/report/outbox-sender.js'
 
 const row = (id: number): OutboxRow => ({
   id,
@@ -22,9 +22,9 @@ describe('OutboxSender (D24)', () => {
     let releaseFirst: () => void = () => {}
     const store = {
       due: () => [...pending.values()],
-      markSent: (id: number) => void pending.delete(id),
-      markRetry: () => {},
-      markFailed: () => {},
+      record: (outcomes: readonly DeliveryOutcome[]) => {
+        for (const o of outcomes) if (o.state === 'sent') pending.delete(o.id)
+      },
     }
     const transport = {
       description: 'test',
@@ -45,5 +45,50 @@ describe('OutboxSender (D24)', () => {
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(sent).toEqual(['e1', 'e2'])
     await sender.stop()
+  })
+
+  it('records the outcomes of a batch in one call: sent, failed on 5xx, retried with backoff on 4xx', async () => {
+    const calls: DeliveryOutcome[][] = []
+    let due = [row(1), row(2), row(3)]
+    const store = {
+      due: () => {
+        const rows = due
+        due = []
+        return rows
+      },
+      record: (outcomes: readonly DeliveryOutcome[]) => void calls.push([...outcomes]),
+    }
+    const failure = (responseCode: number) => Object.assign(new Error(`smtp ${responseCode}`), { responseCode })
+    const transport = {
+      description: 'test',
+      close: () => {},
+      send: async (mail: OutgoingMail) => {
+        if (mail.eventId === 'e2') throw failure(550)
+        if (mail.eventId === 'e3') throw failure(451)
+      },
+    }
+    const sent = { n: 0, inc: () => sent.n++ }
+    const failed = { n: 0, inc: () => failed.n++ }
+    const options = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, pollMs: 60_000, batch: 16 }
+    const log = { warn: () => {}, error: () => {} }
+    const now = () => 5_000
+    const sender = new OutboxSender(
+      store,
+      transport,
+      { notificationsSent: sent, notificationsFailed: failed },
+      options,
+      log,
+      now,
+    )
+    sender.start()
+    await sender.stop()
+    expect(calls).toEqual([
+      [
+        { id: 1, attempts: 1, state: 'sent', at: 5_000 },
+        { id: 2, attempts: 1, state: 'failed', error: 'smtp 550' },
+        { id: 3, attempts: 1, state: 'retry', nextAttemptAt: 6_000, error: 'smtp 451' },
+      ],
+    ])
+    expect([sent.n, failed.n]).toEqual([1, 1])
   })
 })

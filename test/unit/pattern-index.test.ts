@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { AhoCorasick } from '../../src/rules/aho-corasick.js'
 import { parsePattern } from '../../src/rules/pattern.js'
 import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
 import { requiredLiterals } from '../../src/rules/required-literals.js'
+import { AhoCorasick } from '../../src/text/aho-corasick.js'
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
 function random(seed: number) {
@@ -43,7 +43,7 @@ describe('requiredLiterals', () => {
 describe('AhoCorasick', () => {
   it('reports every occurrence with its start, folding ASCII case', () => {
     const hits: Array<[number, number]> = []
-    new AhoCorasick(['he', 'she', 'his', 'hers']).scan('uSHErs his', (id, start) => {
+    new AhoCorasick(['he', 'she', 'his', 'hers']).scan(Buffer.from('uSHErs his'), (id, start) => {
       hits.push([id, start])
       return undefined
     })
@@ -55,13 +55,13 @@ describe('AhoCorasick', () => {
     ])
   })
 
-  it('handles non-ASCII text and words', () => {
+  it('handles non-ASCII text and words, reporting byte offsets', () => {
     const hits: number[] = []
-    new AhoCorasick(['échec', 'ü']).scan('Connexion: échec – Grüße', (id, start) => {
+    new AhoCorasick(['échec', 'ü']).scan(Buffer.from('Connexion: échec – Grüße'), (id, start) => {
       hits.push(id, start)
       return undefined
     })
-    expect(hits).toEqual([0, 11, 1, 21])
+    expect(hits).toEqual([0, 11, 1, 24])
   })
 })
 
@@ -112,6 +112,8 @@ const fragments = [
   'ab',
   'cd',
   'Ünïcödé failure',
+  'ÜNÏCÖDÉ FAILURE',
+  'cödé FAILURE',
   'Connection RESET by peer',
   ' ',
   '\n',

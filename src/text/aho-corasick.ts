@@ -1,15 +1,18 @@
 /**
- * Aho-Corasick over UTF-16 code units, folding ASCII letters to lower case (one code unit
- * each, so offsets in the folded text equal offsets in the original). Finds every
- * occurrence of every word in one pass over the text, whatever the number of words.
+ * Aho-Corasick over UTF-8 bytes, folding ASCII letters to lower case. Finds every
+ * occurrence of every word in one pass over the bytes, whatever the number of words.
+ * Bytes rather than UTF-16 code units: a typed-array read per byte is about twice as fast
+ * as `charCodeAt`, and logs arrive as bytes. UTF-8 is self-synchronizing, so a word's
+ * bytes occur exactly where the word occurs in the decoded text.
  */
 export class AhoCorasick {
   private readonly next: Array<Map<number, number>> = [new Map()]
-  private readonly root = new Int32Array(65536)
+  private readonly root = new Int32Array(256)
   private fail = new Int32Array(1)
   private readonly outputs: number[][] = [[]]
-  private readonly lengths: number[] = []
-  /** Full transitions for ASCII (state * 128 + c), case folded in: one array read per character. */
+  /** Each word's length in bytes. */
+  readonly lengths: number[] = []
+  /** Full transitions for ASCII (state * 128 + byte), case folded in: one array read per byte. */
   private ascii: Uint16Array | Uint32Array = new Uint16Array(0)
   /** 1 where a state reports words, so the scan loop reads no array for the others. */
   private reports = new Uint8Array(0)
@@ -17,9 +20,10 @@ export class AhoCorasick {
   /** `words[i]` is reported as id i; words are folded like the text. */
   constructor(words: readonly string[]) {
     words.forEach((word, id) => {
+      const bytes = Buffer.from(word, 'utf8')
       let state = 0
-      for (let i = 0; i < word.length; i++) {
-        const c = fold(word.charCodeAt(i))
+      for (const byte of bytes) {
+        const c = fold(byte)
         let target = this.next[state]?.get(c)
         if (target === undefined) {
           target = this.next.length
@@ -30,13 +34,13 @@ export class AhoCorasick {
         state = target
       }
       this.outputs[state]?.push(id)
-      this.lengths[id] = word.length
+      this.lengths[id] = bytes.length
     })
     this.link()
     this.compileAscii()
   }
 
-  /** The goto-plus-failure transition, resolved once per (state, ASCII character). */
+  /** The goto-plus-failure transition, resolved once per (state, ASCII byte). */
   private compileAscii(): void {
     const states = this.next.length
     const table = states <= 0xffff ? new Uint16Array(states * 128) : new Uint32Array(states * 128)
@@ -75,15 +79,15 @@ export class AhoCorasick {
   }
 
   /**
-   * Calls `found(id, start)` for each occurrence; `found` returns true to stop the scan
-   * early (when everything it looks for has been seen).
+   * Calls `found(id, start)` for each occurrence, `start` being a byte offset; `found`
+   * returns true to stop the scan early (when everything it looks for has been seen).
    */
-  scan(text: string, found: (id: number, start: number) => boolean | undefined): void {
+  scan(bytes: Uint8Array, found: (id: number, start: number) => boolean | undefined): void {
     let state = 0
     const { ascii, reports } = this
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i)
-      state = c < 128 ? (ascii[state * 128 + c] as number) : this.step(state, fold(c))
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i] as number
+      state = c < 128 ? (ascii[state * 128 + c] as number) : this.step(state, c)
       if (reports[state] === 0) continue
       const out = this.outputs[state] as number[]
       for (let k = 0; k < out.length; k++) {
@@ -93,7 +97,7 @@ export class AhoCorasick {
     }
   }
 
-  /** The transition for a non-ASCII character: goto, else follow failure links. */
+  /** The transition for a byte of a multi-byte character: goto, else follow failure links. */
   private step(from: number, c: number): number {
     let state = from
     for (;;) {
