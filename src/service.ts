@@ -23,6 +23,7 @@ import { pruneOlderThan } from './store/retention.js'
 import { RulesRepository } from './store/rules-repository.js'
 import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
+import { createLogAnalyzer } from './worker/analysis-pool.js'
 import { Housekeeping } from './worker/housekeeping.js'
 import { processEvent } from './worker/process-event.js'
 import { Worker } from './worker/worker.js'
@@ -144,6 +145,8 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'housekeeping' }),
   )
 
+  const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }))
+
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {
@@ -151,6 +154,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       housekeeping.stop()
       await app.close()
       await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
+      await analyzer.close()
       await sender.stop()
       writer.flush()
       db.close()
@@ -161,6 +165,7 @@ export async function startService(config: Config, announce: Announce = () => {}
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
+    await analyzer.close()
     db.close()
     throw error
   }
@@ -179,20 +184,23 @@ export async function startService(config: Config, announce: Announce = () => {}
     const inventory = loadInventory(config.inventoryFile)
     const templates = loadTemplates(config.templatesDir)
     checkTemplates(templates)
+    await analyzer.ready()
     const deps = {
       store: sqliteWorkerStore(db),
       inventory,
       rules,
+      analyzer,
       templates,
       mailTo: config.mailTo,
       version,
       httpTimeoutMs: config.httpTimeoutMs,
       now: () => new Date(),
     }
+    const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
     worker = new Worker(
-      new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 }),
-      async (eventId) => {
-        const outcome = await processEvent(eventId, deps)
+      queue,
+      async (lease) => {
+        const outcome = await processEvent(lease.eventId, deps, () => queue.complete(lease))
         sender.kick()
         return outcome
       },
@@ -211,7 +219,12 @@ export async function startService(config: Config, announce: Announce = () => {}
     housekeeping.start()
     if (config.workerEnabled) worker.start()
     app.log.info(
-      { mail: transport.description, inventory: config.inventoryFile, worker: config.workerEnabled },
+      {
+        mail: transport.description,
+        inventory: config.inventoryFile,
+        worker: config.workerEnabled,
+        analysisThreads: config.analysisThreads,
+      },
       'worker ready',
     )
     readiness.set('ready')

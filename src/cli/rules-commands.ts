@@ -114,7 +114,7 @@ export async function testRules(
   const facts = withLogExcerpt(
     emptyFacts({ alertname: options.alertname, instance: 'diag-rules-test', severity: 'none' }),
     // Redacted like the service does, so the matches are the ones it would find (D15).
-    redactBytes(tail.bytes),
+    redactBytes(tail.bytes).text,
   )
   const diagnosis = await catalogue.diagnose(facts)
   let unmatched = 0

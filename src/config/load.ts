@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { createAjv } from '../ajv.js'
 import { packageRoot } from '../paths.js'
@@ -25,6 +26,8 @@ export interface Config {
   shutdownTimeoutMs: number
   workerEnabled: boolean
   workerConcurrency: number
+  /** Threads that read, redact and match logs; 0 does it on the main thread. */
+  analysisThreads: number
   leaseMs: number
   httpTimeoutMs: number
   mailMaxAttempts: number
@@ -134,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     shutdownTimeoutMs: Number(value.DIAG_SHUTDOWN_TIMEOUT_MS),
     workerEnabled: value.DIAG_WORKER === 'on',
     workerConcurrency: Number(value.DIAG_WORKER_CONCURRENCY),
+    analysisThreads: Number(value.DIAG_ANALYSIS_THREADS ?? Math.min(4, Math.max(1, availableParallelism() - 1))),
     leaseMs: Number(value.DIAG_WORKER_LEASE_MS),
     httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
     mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),

@@ -1,7 +1,9 @@
+import type { PatternMatch } from '../rules/pattern-index.js'
 import type { EvidenceFacts } from '../rules/types.js'
-import { emptyFacts, withLogExcerpt } from './facts.js'
+import { emptyFacts } from './facts.js'
 import type { Inventory } from './inventory.js'
-import { collectLogs, type LogFileSummary } from './log-collector.js'
+import type { LogAnalysis } from './log-analysis.js'
+import type { LogFileSummary } from './log-collector.js'
 import { logBounds } from './log-tail.js'
 import { collectMetrics, type MetricsEvidence } from './metrics-collector.js'
 import { type ProbeEvidence, probeHealth } from './probe.js'
@@ -25,7 +27,11 @@ export interface EvidenceSummary {
 }
 
 export interface CollectedEvidence {
+  /** The facts for the engine; their log excerpt is already matched (`logMatches`). */
   facts: EvidenceFacts
+  logMatches: Map<string, PatternMatch>
+  /** Whether any log text was read. */
+  logsRead: boolean
   summary: EvidenceSummary
 }
 
@@ -35,13 +41,16 @@ const expectedCodes = new Set([0, 134, 137, 139, 143])
 /**
  * Gathers the evidence of one alert from the sources the inventory names for its
  * instance (D14..D17). The payload only selects an inventory entry by exact key; labels
- * never become paths, URLs or commands. Metrics and the probe run concurrently, each
- * bounded by `httpTimeoutMs`.
+ * never become paths, URLs or commands. The log analysis (on a thread), metrics and the
+ * probe run concurrently, the last two each bounded by `httpTimeoutMs`.
  */
 export async function collectEvidence(
   alert: AlertForEvidence,
   inventory: Inventory,
-  options: { httpTimeoutMs: number },
+  options: {
+    httpTimeoutMs: number
+    analyzeLogs: (files: readonly string[], roots: readonly string[]) => Promise<LogAnalysis>
+  },
 ): Promise<CollectedEvidence> {
   const identity = { alertname: alert.alertname, instance: alert.instance, severity: alert.severity }
   const bounds = { ...logBounds, httpTimeoutMs: options.httpTimeoutMs }
@@ -49,14 +58,16 @@ export async function collectEvidence(
   if (!sources) {
     return {
       facts: emptyFacts(identity),
+      logMatches: new Map(),
+      logsRead: false,
       summary: { instanceKnown: false, logs: [], spool: null, metrics: null, probe: null, bounds },
     }
   }
-  const [metrics, probe] = await Promise.all([
+  const [logs, metrics, probe] = await Promise.all([
+    options.analyzeLogs(sources.logs, inventory.roots),
     sources.metricsUrl ? collectMetrics(sources.metricsUrl, options.httpTimeoutMs) : null,
     sources.healthUrl ? probeHealth(sources.healthUrl, options.httpTimeoutMs) : null,
   ])
-  const logs = collectLogs(sources.logs, inventory.roots)
   const spool = sources.spoolDir
     ? collectSpool(sources.spoolDir, inventory.roots, {
         ...(sources.container ? { container: sources.container } : {}),
@@ -66,9 +77,10 @@ export async function collectEvidence(
     : null
 
   const exitCodes = (spool?.records ?? []).flatMap((r) => (typeof r.exitCode === 'number' ? [r.exitCode] : []))
-  let facts = withLogExcerpt(emptyFacts(identity), logs.text)
-  facts = {
-    ...facts,
+  const empty = emptyFacts(identity)
+  const facts: EvidenceFacts = {
+    ...empty,
+    gc: logs.gc,
     available:
       logs.files.some((file) => !file.error) ||
       (spool !== null && !spool.error) ||
@@ -82,7 +94,12 @@ export async function collectEvidence(
       exitCodes,
     },
     metrics: { heapUsedRatio: metrics?.heapUsedRatio ?? null, threads: metrics?.threads ?? null },
-    probe: probe ? { outcome: probe.outcome, statusCode: probe.statusCode, latencyMs: probe.latencyMs } : facts.probe,
+    probe: probe ? { outcome: probe.outcome, statusCode: probe.statusCode, latencyMs: probe.latencyMs } : empty.probe,
   }
-  return { facts, summary: { instanceKnown: true, logs: logs.files, spool, metrics, probe, bounds } }
+  return {
+    facts,
+    logMatches: logs.matches,
+    logsRead: logs.read,
+    summary: { instanceKnown: true, logs: logs.files, spool, metrics, probe, bounds },
+  }
 }

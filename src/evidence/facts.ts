@@ -23,5 +23,5 @@ export function emptyFacts(alert: AlertIdentity): EvidenceFacts {
 /** Facts from a (redacted) log excerpt alone, as `diag rules test` and the log collector use. */
 export function withLogExcerpt(facts: EvidenceFacts, logText: string): EvidenceFacts {
   if (logText.length === 0) return facts
-  return { ...facts, available: true, logText, gc: summarizeGc(logText.split('\n')) }
+  return { ...facts, available: true, logText, gc: summarizeGc(logText) }
 }

@@ -30,9 +30,11 @@ function occupancyAfter(line: string): number | null {
   return capacity > 0 ? kib(heap[3], heap[4]) / capacity : null
 }
 
-export function summarizeGc(lines: readonly string[]): GcSummary {
+/** The GC events of a log excerpt; an excerpt without `GC` or `Pause` is not split into lines. */
+export function summarizeGc(text: string): GcSummary {
   const summary: GcSummary = { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 }
-  for (const raw of lines) {
+  if (!text.includes('GC') && !text.includes('Pause')) return summary
+  for (const raw of text.split('\n')) {
     // A GC line is short; a longer one is not a GC event and is not worth the regexes.
     if (raw.length > 2000 || !/GC|Pause/.test(raw)) continue
     const line = raw.trimEnd()

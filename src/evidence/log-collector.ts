@@ -13,8 +13,12 @@ export interface LogFileSummary {
 export interface LogEvidence {
   /** The redacted excerpt of all files, in inventory order, within the D15 bounds. */
   text: string
+  /** The same excerpt as UTF-8, for byte-level matching. */
+  bytes: Buffer
   files: LogFileSummary[]
 }
+
+const newline = Buffer.from('\n')
 
 /**
  * The tails of an instance's log files, at most 500 lines and 512 KiB in total (D15),
@@ -24,7 +28,7 @@ export interface LogEvidence {
 export function collectLogs(files: readonly string[], roots: readonly string[], bounds = logBounds): LogEvidence {
   let lines = bounds.maxLines
   let bytes = bounds.maxBytes
-  const parts: string[] = []
+  const parts: Array<{ text: string; bytes: Buffer }> = []
   const summaries: LogFileSummary[] = []
   for (const file of files) {
     const allowed = allowedPath(file, roots)
@@ -38,9 +42,9 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
     }
     try {
       const tail = readLogTail(allowed.path, { maxLines: lines, maxBytes: bytes })
-      const text = redactBytes(tail.bytes)
-      const size = Buffer.byteLength(text)
-      parts.push(text)
+      const redacted = redactBytes(tail.bytes)
+      const size = redacted.bytes.length
+      if (size > 0) parts.push(redacted)
       lines -= tail.lines
       bytes -= size + 1
       summaries.push({ file, lines: tail.lines, bytes: size, truncated: tail.truncated })
@@ -54,5 +58,10 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
       })
     }
   }
-  return { text: parts.filter((part) => part.length > 0).join('\n'), files: summaries }
+  if (parts.length === 1) return { ...(parts[0] as (typeof parts)[0]), files: summaries }
+  return {
+    text: parts.map((part) => part.text).join('\n'),
+    bytes: Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part.bytes] : [newline, part.bytes]))),
+    files: summaries,
+  }
 }

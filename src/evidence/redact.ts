@@ -75,15 +75,16 @@ const lineRules: Array<[RegExp, string]> = [
 ]
 
 export function redact(text: string): string {
-  return redactBytes(Buffer.from(text, 'utf8'))
+  return redactBytes(Buffer.from(text, 'utf8')).text
 }
 
 /**
- * Redacts UTF-8 log bytes and returns the text. One pass of an automaton over the bytes
+ * Redacts UTF-8 log bytes: the text, and its UTF-8 bytes (the input itself when no line
+ * could hold a secret, which is the common case). One pass of an automaton over the bytes
  * finds the lines that hold a candidate word (about 3 times faster than a case-insensitive
- * alternation per line); only those lines are decoded apart and rewritten.
+ * alternation per line); only those lines are rewritten.
  */
-export function redactBytes(bytes: Buffer): string {
+export function redactBytes(bytes: Buffer): { text: string; bytes: Buffer } {
   if (bytes.includes('PRIVATE KEY')) {
     const unblocked = bytes.toString('utf8').replace(pemBlock[0], pemBlock[1])
     return redactLines(Buffer.from(unblocked, 'utf8'))
@@ -91,17 +92,18 @@ export function redactBytes(bytes: Buffer): string {
   return redactLines(bytes)
 }
 
-function redactLines(bytes: Buffer): string {
+function redactLines(bytes: Buffer): { text: string; bytes: Buffer } {
   const suspects = candidateLines(bytes)
   const text = bytes.toString('utf8')
-  if (suspects.length === 0) return text
+  if (suspects.length === 0) return { text, bytes }
   const lines = text.split('\n')
   for (const i of suspects) {
     let line = lines[i] as string
     for (const [pattern, replacement] of lineRules) line = line.replace(pattern, replacement)
     lines[i] = line
   }
-  return lines.join('\n')
+  const redacted = lines.join('\n')
+  return { text: redacted, bytes: Buffer.from(redacted, 'utf8') }
 }
 
 /** Indexes (0-based) of the lines holding a candidate word, ascending. */

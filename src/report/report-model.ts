@@ -63,8 +63,6 @@ export interface DiagnosisModel {
   }
 }
 
-const contextLines = 3
-
 function findingView(finding: Finding): FindingView {
   const { rule } = finding
   return {
@@ -79,19 +77,13 @@ function findingView(finding: Finding): FindingView {
   }
 }
 
-/** Each matched log line with three lines either side, as the excerpt holds them. */
-function excerpts(logText: string, findings: readonly Finding[]): DiagnosisModel['logs']['excerpts'] {
-  if (!logText) return []
-  const lines = logText.split('\n')
+/** Each matched log line with the lines either side that the match carries. */
+function excerpts(findings: readonly Finding[]): DiagnosisModel['logs']['excerpts'] {
   return findings.flatMap((finding) => {
-    if (!finding.logMatch) return []
-    const at = finding.logMatch.line
-    const from = Math.max(1, at - contextLines)
-    const to = Math.min(lines.length, at + contextLines)
-    const context: ExcerptLine[] = []
-    for (let n = from; n <= to; n++)
-      context.push({ number: n, text: (lines[n - 1] ?? '').slice(0, 500), match: n === at })
-    return [{ branch: finding.rule.branch, lines: context }]
+    const match = finding.logMatch
+    if (!match) return []
+    const lines = match.context.map((line): ExcerptLine => ({ ...line, match: line.number === match.line }))
+    return [{ branch: finding.rule.branch, lines }]
   })
 }
 
@@ -104,7 +96,8 @@ export function diagnosisModel(input: {
   alert: AlertView
   diagnosis: Diagnosis
   evidence: EvidenceSummary
-  logText: string
+  /** Whether any log text was read (section 4 says so when none was). */
+  logsRead: boolean
   version: string
   now: Date
 }): DiagnosisModel {
@@ -121,8 +114,8 @@ export function diagnosisModel(input: {
     actions: diagnosis.primary.rule.recommendedActions,
     logs: {
       files: evidence.logs,
-      excerpts: excerpts(input.logText, diagnosis.matches),
-      empty: input.logText.length === 0,
+      excerpts: excerpts(diagnosis.matches),
+      empty: !input.logsRead,
     },
     runtime: {
       instanceKnown: evidence.instanceKnown,

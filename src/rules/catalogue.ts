@@ -1,7 +1,6 @@
 import { Engine, type RuleProperties } from 'json-rules-engine'
 import type { Family } from './builtin-loader.js'
-import { parsePattern } from './pattern.js'
-import { type PatternEntry, PatternIndex, type PatternMatch } from './pattern-index.js'
+import { PatternIndex, type PatternMatch, type PatternSource } from './pattern-index.js'
 import { compareFindings } from './ranking.js'
 import {
   type BuiltinRule,
@@ -55,6 +54,7 @@ function customConditions(rule: CustomRule): Condition {
 export class Catalogue {
   readonly rules: readonly CatalogueRule[]
   private readonly index: PatternIndex
+  private readonly sources: PatternSource[] = []
   private readonly builtinRuleProperties: RuleProperties[]
   private readonly customRuleProperties = new Map<string, RuleProperties>()
 
@@ -64,12 +64,11 @@ export class Catalogue {
     readonly builtinVersions: Record<Family, string>,
   ) {
     this.rules = [...builtins, ...custom]
-    const entries: PatternEntry[] = []
     for (const rule of builtins) {
-      for (const signature of rule.signatures) entries.push({ key: rule.branch, pattern: parsePattern(signature) })
+      for (const signature of rule.signatures) this.sources.push({ key: rule.branch, source: signature })
     }
-    for (const rule of custom) entries.push({ key: customKey(rule), pattern: parsePattern(rule.pattern) })
-    this.index = new PatternIndex(entries)
+    for (const rule of custom) this.sources.push({ key: customKey(rule), source: rule.pattern })
+    this.index = PatternIndex.fromSources(this.sources)
 
     const properties = (rule: CatalogueRule): RuleProperties => ({
       name: String(rule.id),
@@ -80,14 +79,31 @@ export class Catalogue {
     for (const rule of custom) this.customRuleProperties.set(customKey(rule), properties(rule))
   }
 
+  /** Every pattern as written, to build an identical index elsewhere (an analysis thread). */
+  patternSources(): PatternSource[] {
+    return this.sources
+  }
+
   withCustomRule(rule: CustomRule): Catalogue {
     return new Catalogue(this.builtins, [...this.custom, rule], this.builtinVersions)
   }
 
-  /** Every rule evaluated on the facts, findings ranked by D21. */
-  async diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
-    const text = facts.logText.length > maxExcerptChars ? facts.logText.slice(-maxExcerptChars) : facts.logText
-    const logMatches = text ? this.index.scan(text) : new Map<string, PatternMatch>()
+  /** Every rule evaluated on the facts, their log excerpt matched here; findings ranked by D21. */
+  diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
+    return this.evaluate(facts, this.matchLog(facts.logText))
+  }
+
+  /** Which patterns match a (redacted) log excerpt: the first matching line of each key. */
+  matchLog(text: string, bytes?: Buffer): Map<string, PatternMatch> {
+    if (text.length > maxExcerptChars) return this.index.scan(text.slice(-maxExcerptChars))
+    return text ? this.index.scan(text, bytes) : new Map()
+  }
+
+  /**
+   * Every rule evaluated on the facts and on log matches found by `matchLog` of this same
+   * catalogue (the worker matches on an analysis thread); `facts.logText` is not read.
+   */
+  async evaluate(facts: EvidenceFacts, logMatches: ReadonlyMap<string, PatternMatch>): Promise<Diagnosis> {
     const candidates = [...logMatches.keys()].flatMap((key) => this.customRuleProperties.get(key) ?? [])
     const engine = new Engine([...this.builtinRuleProperties, ...candidates], { allowUndefinedFacts: true })
     const result = await engine.run({

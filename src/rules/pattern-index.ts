@@ -1,5 +1,5 @@
 import { AhoCorasick } from '../text/aho-corasick.js'
-import type { Pattern } from './pattern.js'
+import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 
 export interface PatternEntry {
@@ -8,11 +8,31 @@ export interface PatternEntry {
   pattern: Pattern
 }
 
+export interface ContextLine {
+  /** 1-based line number in the excerpt. */
+  number: number
+  /** The line, cut to 500 characters. */
+  text: string
+}
+
 export interface PatternMatch {
   /** 1-based line number of the first match in the excerpt. */
   line: number
   /** That line, cut to 500 characters. */
   text: string
+  /** The matched line with up to `contextLines` lines either side, as the report shows it. */
+  context: ContextLine[]
+}
+
+export const contextLines = 3
+const maxLineChars = 500
+/** 500 UTF-16 code units take at most 1,500 bytes (with a margin for a cut character). */
+const maxLineBytes = 2000
+
+/** A pattern as written in a rule (`literal` or `/regex/flags`), under its key. */
+export interface PatternSource {
+  key: string
+  source: string
 }
 
 type Trigger = { kind: 'literal'; entry: number; exact: Buffer } | { kind: 'required'; entry: number }
@@ -34,6 +54,10 @@ export class PatternIndex {
   private readonly triggers: Trigger[] = []
   private readonly alwaysRun: number[] = []
   private readonly prefilters: Prefilter[] = []
+
+  static fromSources(sources: readonly PatternSource[]): PatternIndex {
+    return new PatternIndex(sources.map(({ key, source }) => ({ key, pattern: parsePattern(source) })))
+  }
 
   constructor(private readonly entries: readonly PatternEntry[]) {
     const words: string[] = []
@@ -102,7 +126,7 @@ export class PatternIndex {
   }
 }
 
-/** Turns byte offsets into line numbers and line texts with one pass over the newlines. */
+/** Turns byte offsets into line numbers and context with one pass over the newlines. */
 function locate(bytes: Buffer, offsets: Map<string, number>): Map<string, PatternMatch> {
   const result = new Map<string, PatternMatch>()
   const sorted = [...offsets].sort((a, b) => a[1] - b[1])
@@ -113,10 +137,7 @@ function locate(bytes: Buffer, offsets: Map<string, number>): Map<string, Patter
       line++
       lineStart = nl + 1
     }
-    // 500 UTF-16 code units take at most 1,500 bytes: a long line is not decoded whole.
-    const end = bytes.indexOf(10, lineStart)
-    const text = bytes.toString('utf8', lineStart, Math.min(end === -1 ? bytes.length : end, lineStart + 1500))
-    result.set(key, { line, text: text.slice(0, 500) })
+    result.set(key, withContext(new ByteLines(bytes), line, lineStart))
   }
   return result
 }
@@ -129,6 +150,62 @@ function lineInText(text: string, offset: number): PatternMatch {
     line++
     lineStart = nl + 1
   }
-  const end = text.indexOf('\n', lineStart)
-  return { line, text: text.slice(lineStart, end === -1 ? undefined : end).slice(0, 500) }
+  return withContext(new TextLines(text), line, lineStart)
+}
+
+/** Lines around a position, over bytes or over text alike. */
+interface Lines {
+  /** Start of the line before the one starting at `start`, or -1 at the first line. */
+  previous(start: number): number
+  /** Start of the line after the one starting at `start`, or -1 at the last line. */
+  next(start: number): number
+  read(start: number): string
+}
+
+class ByteLines implements Lines {
+  constructor(private readonly bytes: Buffer) {}
+  previous(start: number): number {
+    return start === 0 ? -1 : start < 2 ? 0 : this.bytes.lastIndexOf(10, start - 2) + 1
+  }
+  next(start: number): number {
+    const nl = this.bytes.indexOf(10, start)
+    return nl === -1 ? -1 : nl + 1
+  }
+  read(start: number): string {
+    const nl = this.bytes.indexOf(10, start)
+    const end = Math.min(nl === -1 ? this.bytes.length : nl, start + maxLineBytes)
+    return this.bytes.toString('utf8', start, end).slice(0, maxLineChars)
+  }
+}
+
+class TextLines implements Lines {
+  constructor(private readonly text: string) {}
+  previous(start: number): number {
+    return start === 0 ? -1 : start < 2 ? 0 : this.text.lastIndexOf('\n', start - 2) + 1
+  }
+  next(start: number): number {
+    const nl = this.text.indexOf('\n', start)
+    return nl === -1 ? -1 : nl + 1
+  }
+  read(start: number): string {
+    return this.text.slice(start, start + maxLineChars).split('\n', 1)[0] as string
+  }
+}
+
+function withContext(lines: Lines, line: number, lineStart: number): PatternMatch {
+  const before: ContextLine[] = []
+  let start = lineStart
+  for (let n = line - 1; n >= 1 && before.length < contextLines; n--) {
+    start = lines.previous(start)
+    before.unshift({ number: n, text: lines.read(start) })
+  }
+  const text = lines.read(lineStart)
+  const after: ContextLine[] = []
+  start = lineStart
+  for (let n = line + 1; after.length < contextLines; n++) {
+    start = lines.next(start)
+    if (start === -1) break
+    after.push({ number: n, text: lines.read(start) })
+  }
+  return { line, text, context: [...before, { number: line, text }, ...after] }
 }

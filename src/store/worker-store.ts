@@ -68,6 +68,7 @@ export function sqliteWorkerStore(db: Db): WorkerStore {
     }
     if (kind === 'recovery' && incidentId) s.resolve.run(eventId, now, incidentId)
     if (input.mail) s.insertMail.run({ ...input.mail, recipients: JSON.stringify(input.mail.recipients), now })
+    input.complete?.()
     return true
   })
 

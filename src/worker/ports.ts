@@ -35,7 +35,8 @@ export interface WorkerStore {
   correlate(identity: string, startsAt: string): IncidentRecord | undefined
   /**
    * One transaction: the result, the incident headline (diagnosis) or its resolution
-   * (recovery), and the outbox row. False when the event already had a result.
+   * (recovery), the outbox row, and `complete` (the queue item done: one fsync, not two).
+   * False when the event already had a result.
    */
   commit(input: {
     eventId: string
@@ -44,6 +45,7 @@ export interface WorkerStore {
     result: unknown
     headline?: IncidentRecord['headline']
     mail?: OutgoingMail
+    complete?: () => void
     now: number
   }): boolean
 }

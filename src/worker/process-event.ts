@@ -4,12 +4,15 @@ import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.
 import { type AlertView, diagnosisModel, formatDuration } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Catalogue } from '../rules/catalogue.js'
+import type { LogAnalyzer } from './analysis-pool.js'
 import type { StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {
   store: WorkerStore
   inventory: Inventory
-  rules: Pick<Catalogue, 'diagnose'>
+  /** The live catalogue; each event is diagnosed on the version it started with. */
+  rules: { readonly catalogue: Catalogue }
+  analyzer: LogAnalyzer
   templates: ReportTemplates
   mailTo: string[]
   version: string
@@ -39,30 +42,38 @@ function alertView(event: StoredEvent, incidentId: string | null): AlertView {
  * the 7-section report (D14..D23); a resolved one closes its incident with a recovery
  * e-mail, or is recorded as uncorrelated (D13). Idempotent: an event that already has a
  * result is left alone, so a re-processed event never produces a second report.
+ * `complete` (the queue item done) runs inside the transaction of the result.
  * Returns what happened, for the log.
  */
-export async function processEvent(eventId: string, deps: ProcessorDeps): Promise<string> {
+export async function processEvent(eventId: string, deps: ProcessorDeps, complete?: () => void): Promise<string> {
   const { store } = deps
   const event = store.event(eventId)
   if (!event) return 'gone' // pruned by retention while queued
   if (store.hasResult(eventId)) return 'already processed'
-  return event.status === 'firing' ? diagnose(event, deps) : recover(event, deps)
+  const commit: Commit = (input) => store.commit(complete ? { ...input, complete } : input)
+  return event.status === 'firing' ? diagnose(event, deps, commit) : recover(event, deps, commit)
 }
 
-async function diagnose(event: StoredEvent, deps: ProcessorDeps): Promise<string> {
+type Commit = WorkerStore['commit']
+
+async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
   const incident = deps.store.openIncident(event, deps.now().getTime())
+  const { catalogue } = deps.rules
   const evidence = await collectEvidence(
     { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAt },
     deps.inventory,
-    { httpTimeoutMs: deps.httpTimeoutMs },
+    {
+      httpTimeoutMs: deps.httpTimeoutMs,
+      analyzeLogs: (files, roots) => deps.analyzer.analyze(files, roots, catalogue),
+    },
   )
-  const diagnosis = await deps.rules.diagnose(evidence.facts)
+  const diagnosis = await catalogue.evaluate(evidence.facts, evidence.logMatches)
   const now = deps.now()
   const model = diagnosisModel({
     alert: alertView(event, incident.id),
     diagnosis,
     evidence: evidence.summary,
-    logText: evidence.facts.logText,
+    logsRead: evidence.logsRead,
     version: deps.version,
     now,
   })
@@ -82,7 +93,7 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps): Promise<string
     catalogue: diagnosis.catalogue,
     trace: diagnosis.trace,
   }
-  const committed = deps.store.commit({
+  const committed = commit({
     eventId: event.id,
     incidentId: incident.id,
     kind: 'diagnosis',
@@ -107,11 +118,11 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps): Promise<string
   return committed ? `diagnosed ${rule.branch}` : 'already processed'
 }
 
-async function recover(event: StoredEvent, deps: ProcessorDeps): Promise<string> {
+async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
   const incident = deps.store.correlate(event.identity, event.startsAt)
   const now = deps.now()
   if (!incident) {
-    deps.store.commit({
+    commit({
       eventId: event.id,
       incidentId: null,
       kind: 'uncorrelated',
@@ -141,7 +152,7 @@ async function recover(event: StoredEvent, deps: ProcessorDeps): Promise<string>
     category: 'general',
     classification: 'undetermined',
   }
-  deps.store.commit({
+  commit({
     eventId: event.id,
     incidentId: incident.id,
     kind: 'recovery',

@@ -38,7 +38,8 @@ export class Worker {
 
   constructor(
     private readonly queue: QueuePort,
-    private readonly process: (eventId: string) => Promise<string>,
+    /** Processes the leased event; may complete the lease inside its own commit. */
+    private readonly process: (lease: Lease) => Promise<string>,
     private readonly counters: Counters,
     private readonly options: WorkerOptions,
     private readonly log: Log,
@@ -94,7 +95,8 @@ export class Worker {
       Math.max(100, Math.floor(this.options.leaseMs / 3)),
     )
     try {
-      const outcome = await this.process(lease.eventId)
+      const outcome = await this.process(lease)
+      // A no-op when the processor completed the lease in its commit (no write, no fsync).
       this.queue.complete(lease)
       this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
     } catch (error) {

@@ -33,6 +33,9 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
     DIAG_PORT: '0',
     DIAG_API_TOKEN: testToken,
     DIAG_LOG_LEVEL: 'silent',
+    // In-process tests run the TypeScript sources, which a worker thread cannot load; the
+    // service processes (test/e2e, from dist/) use analysis threads.
+    DIAG_ANALYSIS_THREADS: '0',
     ...env,
   })
   const service = await startService(config)

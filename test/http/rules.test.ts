@@ -140,7 +140,7 @@ describe('rules API (spec, D19, D20)', () => {
     )
     const diagnosis = await t.service.rules.diagnose(facts)
     expect(diagnosis.primary.rule.branch).toBe('TD-19')
-    expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log })
+    expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log, context: [{ number: 1, text: log }] })
   })
 
   it('keeps a given createdBy, records ruleId null when absent, and accepts mixed case', async () => {

@@ -1,5 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../src/config/load.js'
@@ -29,6 +29,8 @@ describe('loadConfig (D2)', () => {
       logLevel: 'info',
       workerEnabled: true,
     })
+    // One thread less than the CPUs, at least 1 and at most 4.
+    expect(config.analysisThreads).toBe(Math.min(4, Math.max(1, availableParallelism() - 1)))
     expect(config.inventoryFile).toMatch(/examples\/inventory\.json$/)
     expect(config.templatesDir).toMatch(/templates$/)
     expect(config.apiToken).toBeUndefined()
@@ -55,6 +57,7 @@ describe('loadConfig (D2)', () => {
         DIAG_RETENTION_DAYS: '7',
         DIAG_QUEUE_CAPACITY: '100',
         DIAG_LOG_LEVEL: 'debug',
+        DIAG_ANALYSIS_THREADS: '0',
       },
       '/srv',
     )
@@ -73,6 +76,7 @@ describe('loadConfig (D2)', () => {
       retentionDays: 7,
       queueCapacity: 100,
       logLevel: 'debug',
+      analysisThreads: 0,
     })
   })
 
@@ -95,6 +99,11 @@ describe('loadConfig (D2)', () => {
     ],
     ['DIAG_API_TOKEN', 'short', 'DIAG_API_TOKEN must be a token of 16 to 512 visible ASCII characters (got "short")'],
     ['DIAG_WORKER', 'maybe', 'DIAG_WORKER must be on or off (got "maybe")'],
+    [
+      'DIAG_ANALYSIS_THREADS',
+      '65',
+      'DIAG_ANALYSIS_THREADS must be an integer from 0 (analyse on the main thread) to 64 (got "65")',
+    ],
   ])('names %s=%s in one clear line', (key, value, line) => {
     expect(errorLines({ [key]: value })).toEqual([line])
   })

@@ -159,4 +159,30 @@ describe('PatternIndex', () => {
     expect(match?.text).toHaveLength(500)
     expect(match?.text.startsWith('ERROR zzz')).toBe(true)
   })
+
+  it('carries up to 3 lines either side, the same for a literal and a regular expression', () => {
+    const lines = [
+      '',
+      'one',
+      'ERROR ü two',
+      'three',
+      `four ${'é'.repeat(700)}`,
+      'five',
+      'six',
+      'ERROR seven',
+      'eight',
+      '',
+    ]
+    const text = lines.join('\n')
+    const index = new PatternIndex([
+      { key: 'literal', pattern: parsePattern('ERROR') },
+      { key: 'regex', pattern: parsePattern('/ERROR [ü]/') },
+      { key: 'late', pattern: parsePattern('eight') },
+    ])
+    const found = index.scan(text)
+    const expected = [1, 2, 3, 4, 5, 6].map((number) => ({ number, text: (lines[number - 1] as string).slice(0, 500) }))
+    expect(found.get('literal')).toEqual({ line: 3, text: 'ERROR ü two', context: expected })
+    expect(found.get('regex')).toEqual(found.get('literal'))
+    expect(found.get('late')?.context.map((line) => line.number)).toEqual([6, 7, 8, 9, 10])
+  })
 })
