@@ -34,6 +34,18 @@ export const customKey = (rule: CustomRule) => `custom-${rule.id}`
  */
 export const maxExcerptChars = 512 * 1024
 
+/**
+ * Condition paths are `$.<name>` only (schemas/builtin-rules.schema.json, and `$.alertname`
+ * of scoped custom rules): a property read, instead of the default that evaluates a
+ * JSONPath expression for every condition of every event.
+ */
+function pathResolver(value: unknown, path: string): unknown {
+  const key = path.slice(2)
+  return value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined
+}
+
 /** A custom rule as a json-rules-engine rule: its pattern matched, and its alert if scoped (D19). */
 function customConditions(rule: CustomRule): Condition {
   const all: Condition[] = [{ fact: 'logPatterns', operator: 'contains', value: customKey(rule) }]
@@ -105,7 +117,10 @@ export class Catalogue {
    */
   async evaluate(facts: EvidenceFacts, logMatches: ReadonlyMap<string, PatternMatch>): Promise<Diagnosis> {
     const candidates = [...logMatches.keys()].flatMap((key) => this.customRuleProperties.get(key) ?? [])
-    const engine = new Engine([...this.builtinRuleProperties, ...candidates], { allowUndefinedFacts: true })
+    const engine = new Engine([...this.builtinRuleProperties, ...candidates], {
+      allowUndefinedFacts: true,
+      pathResolver,
+    })
     const result = await engine.run({
       logPatterns: [...logMatches.keys()],
       evidence: { available: facts.available },

@@ -87,7 +87,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     // examples/logs/app-01/catalina.out logs -Djavax.net.ssl.keyStorePassword=changeit-prod-4711
     const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
     await waitFor(() => mailFor(answer.events[0].eventId).length > 0, 20_000, 'the e-mail')
-    for (const mail of smtp.mails) expect(mail.raw).not.toContain('changeit-prod-4711')
+    for (const mail of smtp.mails) expect(mail.content).not.toContain('changeit-prod-4711')
     const data = join(svc.cwd, 'data')
     for (const file of readdirSync(data).filter((f) => f.startsWith('diagnostic.db'))) {
       expect(readFileSync(join(data, file)).includes('changeit-prod-4711')).toBe(false)
@@ -181,7 +181,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     expect(mail?.html).not.toContain('<script>')
     expect(mail?.html).not.toContain('<img src=x')
     expect(mail?.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
-    expect(mail?.raw).not.toContain('root:x:0:0')
+    expect(mail?.content).not.toContain('root:x:0:0')
   })
 })
 
@@ -300,13 +300,15 @@ describe('the redaction corpus end to end (D15)', () => {
         .join('')
       for (const sample of secretCorpus) {
         for (const secret of sample.secrets) {
-          expect({ sample: sample.name, inMail: mail?.raw.includes(secret), inStore: stored.includes(secret) }).toEqual(
-            {
-              sample: sample.name,
-              inMail: false,
-              inStore: false,
-            },
-          )
+          expect({
+            sample: sample.name,
+            inMail: mail?.content.includes(secret),
+            inStore: stored.includes(secret),
+          }).toEqual({
+            sample: sample.name,
+            inMail: false,
+            inStore: false,
+          })
         }
       }
     } finally {

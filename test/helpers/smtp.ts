@@ -4,9 +4,11 @@ import { SMTPServer } from 'smtp-server'
 export interface ReceivedMail {
   raw: string
   headers: Record<string, string>
-  /** Every text/plain and text/html part, decoded from quoted-printable. */
+  /** The text/plain and text/html parts, decoded (quoted-printable or base64). */
   text: string
   html: string
+  /** The raw message and its decoded parts: whatever a reader of the mail could see. */
+  content: string
 }
 
 function decodeQuotedPrintable(body: string): string {
@@ -30,9 +32,13 @@ export function parseMail(raw: string): ReceivedMail {
       `Content-Type: ${type}[^\\n]*\\r?\\nContent-Transfer-Encoding: ([^\\r\\n]+)\\r?\\n\\r?\\n([\\s\\S]*?)\\r?\\n----`,
     ).exec(body)
     if (!match) return ''
-    return match[1] === 'quoted-printable' ? decodeQuotedPrintable(match[2] ?? '') : (match[2] ?? '')
+    const encoded = match[2] ?? ''
+    if (match[1] === 'quoted-printable') return decodeQuotedPrintable(encoded)
+    return match[1] === 'base64' ? Buffer.from(encoded, 'base64').toString('utf8') : encoded
   }
-  return { raw, headers, text: part('text/plain'), html: part('text/html') }
+  const text = part('text/plain')
+  const html = part('text/html')
+  return { raw, headers, text, html, content: `${raw}\n${text}\n${html}` }
 }
 
 /** A real SMTP server in this process; `reject` answers every recipient with that code. */

@@ -7,8 +7,9 @@ import { toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
 import { requireJson } from '../request-gates.js'
 
 export const webhookBodyLimit = 256 * 1024
-// A full queue of 50 drains within seconds; a longer hint would leave capacity idle.
-const queueFullRetryAfterSeconds = 2
+// A full queue of 50 drains in under a second at the worker's pace (bench:worker); a
+// longer hint leaves the worker idle while every sender waits.
+const queueFullRetryAfterSeconds = 1
 
 const accepted = {
   type: 'object',
