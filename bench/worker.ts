@@ -66,6 +66,12 @@ function post(url: string, body: string): Promise<{ status: number; retryAfter: 
   })
 }
 
+/** User plus system CPU seconds of a process, all threads, from /proc. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+}
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
@@ -125,6 +131,8 @@ async function main() {
     let next = 0
     let rejected = 0
     const started = performance.now()
+    const serviceCpuStart = cpuSeconds(child.pid)
+    const benchCpuStart = process.cpuUsage()
     const sender = async () => {
       for (let i = next++; i < alerts; i = next++) {
         const instance = `bench-${String(i % instances).padStart(2, '0')}`
@@ -167,6 +175,8 @@ async function main() {
     while (delivered.size < alerts && performance.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50))
     const finished = Math.max(...delivered.values())
+    const serviceCpu = cpuSeconds(child.pid) - serviceCpuStart
+    const benchCpu = process.cpuUsage(benchCpuStart)
     const db = new (await import('better-sqlite3')).default(join(work, 'data', 'diagnostic.db'), { readonly: true })
     for (const row of db.prepare('SELECT id, identity FROM events').all() as Array<{ id: string; identity: string }>)
       ids.set(row.id, row.identity)
@@ -187,6 +197,12 @@ async function main() {
     process.stdout.write(`alert-to-mail p99     ${percentile(latencies, 99).toFixed(0)} ms\n`)
     process.stdout.write(`503 queue_full        ${rejected} (retried after Retry-After)\n`)
     process.stdout.write(`service RSS           ${kib('VmRSS').toFixed(0)} MiB (peak ${kib('VmHWM').toFixed(0)} MiB)\n`)
+    // CPU time per event varies far less than events/s on a shared machine.
+    const perEvent = (seconds: number) => ((seconds * 1000) / delivered.size).toFixed(1)
+    process.stdout.write(`service CPU / event   ${perEvent(serviceCpu)} ms (all its threads)\n`)
+    process.stdout.write(
+      `benchmark CPU / event ${perEvent((benchCpu.user + benchCpu.system) / 1e6)} ms (senders and SMTP server)\n`,
+    )
   } finally {
     agent.destroy()
     child?.kill('SIGTERM')
