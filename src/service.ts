@@ -22,6 +22,7 @@ import { IncidentsRepository } from './store/incidents-repository.js'
 import { pruneOlderThan } from './store/retention.js'
 import { RulesRepository } from './store/rules-repository.js'
 import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
+import { WriteBatcher } from './store/write-batcher.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
 import { createLogAnalyzer } from './worker/analysis-pool.js'
 import { Housekeeping } from './worker/housekeeping.js'
@@ -145,6 +146,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'housekeeping' }),
   )
 
+  const batcher = new WriteBatcher(db)
   const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }))
 
   let stopping: Promise<void> | undefined
@@ -157,6 +159,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       await analyzer.close()
       await sender.stop()
       writer.flush()
+      batcher.flush()
       db.close()
     })()
     return stopping
@@ -186,7 +189,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     checkTemplates(templates)
     await analyzer.ready()
     const deps = {
-      store: sqliteWorkerStore(db),
+      store: sqliteWorkerStore(db, batcher),
       inventory,
       rules,
       analyzer,

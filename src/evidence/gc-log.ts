@@ -30,7 +30,10 @@ function occupancyAfter(line: string): number | null {
   return capacity > 0 ? kib(heap[3], heap[4]) / capacity : null
 }
 
-/** The GC events of a log excerpt; an excerpt without `GC` or `Pause` is not split into lines. */
+/** Every GC line holds `GC` or `Pause`: an excerpt without either needs no decoding. */
+export const mayHoldGcEvents = (bytes: Buffer) => bytes.includes('GC') || bytes.includes('Pause')
+
+/** The GC events of a log excerpt. */
 export function summarizeGc(text: string): GcSummary {
   const summary: GcSummary = { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 }
   if (!text.includes('GC') && !text.includes('Pause')) return summary

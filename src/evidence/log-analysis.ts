@@ -1,9 +1,10 @@
 import type { PatternMatch } from '../rules/pattern-index.js'
-import { type GcSummary, summarizeGc } from './gc-log.js'
+import type { Excerpt } from '../text/excerpt.js'
+import { type GcSummary, mayHoldGcEvents, summarizeGc } from './gc-log.js'
 import { collectLogs, type LogFileSummary } from './log-collector.js'
 
-/** Matches a redacted excerpt (text and its UTF-8 bytes) against the rule catalogue. */
-export type LogMatcher = (text: string, bytes: Buffer) => Map<string, PatternMatch>
+/** Matches a redacted excerpt against the rule catalogue. */
+export type LogMatcher = (excerpt: Excerpt) => Map<string, PatternMatch>
 
 /**
  * What the worker needs from an instance's logs: small, so that it can cross from an
@@ -22,11 +23,11 @@ export interface LogAnalysis {
 /** Reads and redacts the tails (D15), then parses GC events and matches the catalogue. */
 export function analyzeLogs(files: readonly string[], roots: readonly string[], match: LogMatcher): LogAnalysis {
   const logs = collectLogs(files, roots)
-  const read = logs.text.length > 0
+  const read = logs.bytes.length > 0
   return {
     files: logs.files,
     read,
-    gc: summarizeGc(logs.text),
-    matches: read ? match(logs.text, logs.bytes) : new Map(),
+    gc: summarizeGc(mayHoldGcEvents(logs.bytes) ? logs.text : ''),
+    matches: read ? match(logs) : new Map(),
   }
 }

@@ -1,3 +1,4 @@
+import { type Excerpt, excerptOf } from '../text/excerpt.js'
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
 import { redactBytes } from './redact.js'
@@ -10,11 +11,8 @@ export interface LogFileSummary {
   error?: string
 }
 
-export interface LogEvidence {
-  /** The redacted excerpt of all files, in inventory order, within the D15 bounds. */
-  text: string
-  /** The same excerpt as UTF-8, for byte-level matching. */
-  bytes: Buffer
+/** The redacted excerpt of all files, in inventory order, within the D15 bounds. */
+export interface LogEvidence extends Excerpt {
   files: LogFileSummary[]
 }
 
@@ -28,7 +26,7 @@ const newline = Buffer.from('\n')
 export function collectLogs(files: readonly string[], roots: readonly string[], bounds = logBounds): LogEvidence {
   let lines = bounds.maxLines
   let bytes = bounds.maxBytes
-  const parts: Array<{ text: string; bytes: Buffer }> = []
+  const parts: Buffer[] = []
   const summaries: LogFileSummary[] = []
   for (const file of files) {
     const allowed = allowedPath(file, roots)
@@ -44,7 +42,7 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
       const tail = readLogTail(allowed.path, { maxLines: lines, maxBytes: bytes })
       const redacted = redactBytes(tail.bytes)
       const size = redacted.bytes.length
-      if (size > 0) parts.push(redacted)
+      if (size > 0) parts.push(redacted.bytes)
       lines -= tail.lines
       bytes -= size + 1
       summaries.push({ file, lines: tail.lines, bytes: size, truncated: tail.truncated })
@@ -58,10 +56,7 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
       })
     }
   }
-  if (parts.length === 1) return { ...(parts[0] as (typeof parts)[0]), files: summaries }
-  return {
-    text: parts.map((part) => part.text).join('\n'),
-    bytes: Buffer.concat(parts.flatMap((part, i) => (i === 0 ? [part.bytes] : [newline, part.bytes]))),
-    files: summaries,
-  }
+  const joined =
+    parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts.flatMap((p, i) => (i ? [newline, p] : [p])))
+  return Object.assign(excerptOf(joined), { files: summaries })
 }

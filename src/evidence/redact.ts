@@ -1,4 +1,5 @@
 import { AhoCorasick } from '../text/aho-corasick.js'
+import { type Excerpt, excerptOf } from '../text/excerpt.js'
 
 // Secret redaction (D15): applied to every log excerpt before anything is stored, matched
 // or mailed. Over-redacting is safe, under-redacting is not. Every expression has bounded
@@ -79,12 +80,12 @@ export function redact(text: string): string {
 }
 
 /**
- * Redacts UTF-8 log bytes: the text, and its UTF-8 bytes (the input itself when no line
- * could hold a secret, which is the common case). One pass of an automaton over the bytes
- * finds the lines that hold a candidate word (about 3 times faster than a case-insensitive
- * alternation per line); only those lines are rewritten.
+ * Redacts UTF-8 log bytes. One pass of an automaton over the bytes finds the lines that
+ * hold a candidate word (about 3 times faster than a case-insensitive alternation per
+ * line); only those lines are decoded and rewritten. An excerpt without one comes back as
+ * it was, not even decoded.
  */
-export function redactBytes(bytes: Buffer): { text: string; bytes: Buffer } {
+export function redactBytes(bytes: Buffer): Excerpt {
   if (bytes.includes('PRIVATE KEY')) {
     const unblocked = bytes.toString('utf8').replace(pemBlock[0], pemBlock[1])
     return redactLines(Buffer.from(unblocked, 'utf8'))
@@ -92,32 +93,33 @@ export function redactBytes(bytes: Buffer): { text: string; bytes: Buffer } {
   return redactLines(bytes)
 }
 
-function redactLines(bytes: Buffer): { text: string; bytes: Buffer } {
+function redactLines(bytes: Buffer): Excerpt {
   const suspects = candidateLines(bytes)
-  const text = bytes.toString('utf8')
-  if (suspects.length === 0) return { text, bytes }
-  const lines = text.split('\n')
-  for (const i of suspects) {
-    let line = lines[i] as string
+  if (suspects.length === 0) return excerptOf(bytes)
+  const parts: Buffer[] = []
+  let copied = 0
+  for (const [start, end] of suspects) {
+    let line = bytes.toString('utf8', start, end)
     for (const [pattern, replacement] of lineRules) line = line.replace(pattern, replacement)
-    lines[i] = line
+    parts.push(bytes.subarray(copied, start), Buffer.from(line, 'utf8'))
+    copied = end
   }
-  const redacted = lines.join('\n')
-  return { text: redacted, bytes: Buffer.from(redacted, 'utf8') }
+  parts.push(bytes.subarray(copied))
+  return excerptOf(Buffer.concat(parts))
 }
 
-/** Indexes (0-based) of the lines holding a candidate word, ascending. */
-function candidateLines(bytes: Buffer): number[] {
-  const found: number[] = []
-  let line = 0
-  let nextNewline = bytes.indexOf(10)
+/** The byte ranges [start, end) of the lines holding a candidate word, in order. */
+function candidateLines(bytes: Buffer): Array<[number, number]> {
+  const found: Array<[number, number]> = []
+  let lineStart = 0
+  let lineEnd = bytes.indexOf(10)
   // No candidate word holds a newline, so occurrences come line by line.
   candidates.scan(bytes, (_id, start) => {
-    while (nextNewline !== -1 && nextNewline < start) {
-      line++
-      nextNewline = bytes.indexOf(10, nextNewline + 1)
+    if (lineEnd !== -1 && lineEnd < start) {
+      lineStart = bytes.lastIndexOf(10, start) + 1
+      lineEnd = bytes.indexOf(10, start)
     }
-    if (found[found.length - 1] !== line) found.push(line)
+    if (found.at(-1)?.[0] !== lineStart) found.push([lineStart, lineEnd === -1 ? bytes.length : lineEnd])
     return undefined
   })
   return found

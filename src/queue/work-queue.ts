@@ -31,11 +31,14 @@ export class WorkQueue {
     private readonly options: QueueOptions,
   ) {
     this.statements = {
-      claim: db.prepare<[string, number, number, number], { id: number; event_id: string; attempts: number }>(`
+      claim: db.prepare<
+        [string, number, number, number, number],
+        { id: number; event_id: string; attempts: number; available_at: number }
+      >(`
         UPDATE queue_items
            SET status = 'processing', lease_token = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-         WHERE id = (SELECT id FROM queue_items WHERE status = 'queued' AND available_at <= ? ORDER BY available_at, id LIMIT 1)
-        RETURNING id, event_id, attempts`),
+         WHERE id IN (SELECT id FROM queue_items WHERE status = 'queued' AND available_at <= ? ORDER BY available_at, id LIMIT ?)
+        RETURNING id, event_id, attempts, available_at`),
       renew: db.prepare(
         "UPDATE queue_items SET locked_until = ?, updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'processing'",
       ),
@@ -56,10 +59,20 @@ export class WorkQueue {
   }
 
   claim(): Lease | null {
+    return this.claimMany(1)[0] ?? null
+  }
+
+  /**
+   * Claims up to `limit` due items, oldest first, in one statement (one commit). They share
+   * a lease token: every later change also names the item, so the compare-and-swap holds.
+   */
+  claimMany(limit: number): Lease[] {
     const now = this.now()
     const token = randomUUID()
-    const row = this.statements.claim.get(token, now + this.options.leaseMs, now, now)
-    return row ? { itemId: row.id, eventId: row.event_id, token, attempts: row.attempts } : null
+    return this.statements.claim
+      .all(token, now + this.options.leaseMs, now, now, limit)
+      .sort((a, b) => a.available_at - b.available_at || a.id - b.id)
+      .map((row) => ({ itemId: row.id, eventId: row.event_id, token, attempts: row.attempts }))
   }
 
   /** Extends the lease; false when it was lost (expired and taken over). */

@@ -1,4 +1,5 @@
 import { Engine, type RuleProperties } from 'json-rules-engine'
+import type { Excerpt } from '../text/excerpt.js'
 import type { Family } from './builtin-loader.js'
 import { PatternIndex, type PatternMatch, type PatternSource } from './pattern-index.js'
 import { compareFindings } from './ranking.js'
@@ -106,9 +107,10 @@ export class Catalogue {
   }
 
   /** Which patterns match a (redacted) log excerpt: the first matching line of each key. */
-  matchLog(text: string, bytes?: Buffer): Map<string, PatternMatch> {
-    if (text.length > maxExcerptChars) return this.index.scan(text.slice(-maxExcerptChars))
-    return text ? this.index.scan(text, bytes) : new Map()
+  matchLog(log: string | Excerpt): Map<string, PatternMatch> {
+    if (typeof log !== 'string') return this.index.scanExcerpt(log)
+    if (log.length > maxExcerptChars) return this.index.scan(log.slice(-maxExcerptChars))
+    return log ? this.index.scan(log) : new Map()
   }
 
   /**

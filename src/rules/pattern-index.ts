@@ -1,4 +1,5 @@
 import { AhoCorasick } from '../text/aho-corasick.js'
+import { type Excerpt, excerptOfText } from '../text/excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 
@@ -85,11 +86,14 @@ export class PatternIndex {
     this.automaton = new AhoCorasick(words)
   }
 
-  /**
-   * The first matching line of every key. `bytes` is the text's UTF-8 encoding, when the
-   * caller already holds it (the automaton scans bytes, regular expressions the text).
-   */
-  scan(text: string, bytes: Buffer = Buffer.from(text, 'utf8')): Map<string, PatternMatch> {
+  /** The first matching line of every key. */
+  scan(text: string): Map<string, PatternMatch> {
+    return this.scanExcerpt(excerptOfText(text))
+  }
+
+  /** The same, over bytes: the text is decoded only if a regular expression has to run. */
+  scanExcerpt(excerpt: Excerpt): Map<string, PatternMatch> {
+    const { bytes } = excerpt
     const offsets = new Map<string, number>() // key -> byte offset of its first literal match
     const seenWords = new Set<number>()
     this.automaton.scan(bytes, (id, start) => {
@@ -116,10 +120,10 @@ export class PatternIndex {
     for (const index of candidates) {
       const { key, pattern } = this.entries[index] as PatternEntry
       if (pattern.kind !== 'regex') continue
-      const match = pattern.regex.exec(text)
+      const match = pattern.regex.exec(excerpt.text)
       if (!match) continue
       const known = found.get(key)
-      const line = lineInText(text, match.index)
+      const line = lineInText(excerpt.text, match.index)
       if (known === undefined || line.line < known.line) found.set(key, line)
     }
     return found

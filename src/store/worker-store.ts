@@ -2,6 +2,7 @@ import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../report/outbox-s
 import type { IncidentRecord, StoredEvent, WorkerStore } from '../worker/ports.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
+import type { WriteBatcher } from './write-batcher.js'
 
 interface IncidentRow {
   id: string
@@ -31,8 +32,13 @@ function toIncident(row: IncidentRow): IncidentRecord {
   }
 }
 
-/** The worker's storage (worker/ports.ts) on the one SQLite connection. */
-export function sqliteWorkerStore(db: Db): WorkerStore {
+/**
+ * The worker's storage (worker/ports.ts) on the one SQLite connection. Its writes, and
+ * the incident look-up of a resolution, go through `batcher`: the events of one turn of
+ * the event loop share a commit, and a resolution sees the incident of a firing event
+ * that was claimed before it.
+ */
+export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
   const s = {
     event: db.prepare<[string], Record<string, unknown>>(
       'SELECT id, identity, fingerprint, status, starts_at, alertname, instance, severity, alert, received_at FROM events WHERE id = ?',
@@ -90,24 +96,26 @@ export function sqliteWorkerStore(db: Db): WorkerStore {
       }
     },
     hasResult: (eventId) => s.hasResult.get(eventId) !== undefined,
-    openIncident(event, now) {
-      s.insertIncident.run(
-        uuidv7(now),
-        event.identity,
-        event.startsAt,
-        event.alertname,
-        event.instance,
-        event.severity,
-        event.id,
-        now,
-      )
-      return toIncident(s.incidentByKey.get(event.identity, event.startsAt) as IncidentRow)
-    },
-    correlate(identity, startsAt) {
-      const row = s.openIncidents.get(identity, startsAt)
-      return row ? toIncident(row) : undefined
-    },
-    commit: (input) => commit.immediate(input),
+    openIncident: (event, now) =>
+      batcher.run(() => {
+        s.insertIncident.run(
+          uuidv7(now),
+          event.identity,
+          event.startsAt,
+          event.alertname,
+          event.instance,
+          event.severity,
+          event.id,
+          now,
+        )
+        return toIncident(s.incidentByKey.get(event.identity, event.startsAt) as IncidentRow)
+      }),
+    correlate: (identity, startsAt) =>
+      batcher.run(() => {
+        const row = s.openIncidents.get(identity, startsAt)
+        return row ? toIncident(row) : undefined
+      }),
+    commit: (input) => batcher.run(() => commit(input)),
   }
 }
 

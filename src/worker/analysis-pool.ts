@@ -37,8 +37,7 @@ interface Thread {
 /** DIAG_ANALYSIS_THREADS=0: the same analysis, on the main thread. */
 export const inProcessAnalyzer: LogAnalyzer = {
   ready: async () => {},
-  analyze: async (files, roots, catalogue) =>
-    analyzeLogs(files, roots, (text, bytes) => catalogue.matchLog(text, bytes)),
+  analyze: async (files, roots, catalogue) => analyzeLogs(files, roots, (excerpt) => catalogue.matchLog(excerpt)),
   close: async () => {},
 }
 

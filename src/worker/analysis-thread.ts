@@ -17,7 +17,7 @@ port.on('message', (message: ThreadRequest) => {
   }
   let reply: ThreadReply
   try {
-    const analysis = analyzeLogs(message.files, message.roots, (text, bytes) => index.scan(text, bytes))
+    const analysis = analyzeLogs(message.files, message.roots, (excerpt) => index.scanExcerpt(excerpt))
     reply = { type: 'done', id: message.id, analysis }
   } catch (error) {
     reply = { type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) }

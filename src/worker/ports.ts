@@ -30,13 +30,16 @@ export interface WorkerStore {
   event(id: string): StoredEvent | undefined
   hasResult(eventId: string): boolean
   /** The incident of a firing event (D13: identity + startsAt), created on first sight. */
-  openIncident(event: StoredEvent, now: number): IncidentRecord
-  /** D13: the open incident of the identity, the same startsAt first, else the latest. */
-  correlate(identity: string, startsAt: string): IncidentRecord | undefined
+  openIncident(event: StoredEvent, now: number): Promise<IncidentRecord>
+  /**
+   * D13: the open incident of the identity, the same startsAt first, else the latest;
+   * ordered after every openIncident asked for before it.
+   */
+  correlate(identity: string, startsAt: string): Promise<IncidentRecord | undefined>
   /**
    * One transaction: the result, the incident headline (diagnosis) or its resolution
-   * (recovery), the outbox row, and `complete` (the queue item done: one fsync, not two).
-   * False when the event already had a result.
+   * (recovery), the outbox row, and `complete` (the queue item done). Resolves once
+   * committed; false when the event already had a result.
    */
   commit(input: {
     eventId: string
@@ -47,7 +50,7 @@ export interface WorkerStore {
     mail?: OutgoingMail
     complete?: () => void
     now: number
-  }): boolean
+  }): Promise<boolean>
 }
 
 export interface Lease {
@@ -58,7 +61,8 @@ export interface Lease {
 }
 
 export interface QueuePort {
-  claim(): Lease | null
+  /** Up to `limit` due events, oldest first, claimed in one commit. */
+  claimMany(limit: number): Lease[]
   renew(lease: Lease): boolean
   complete(lease: Lease): boolean
   retry(lease: Lease, delayMs: number, error: string): boolean

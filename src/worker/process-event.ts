@@ -57,7 +57,7 @@ export async function processEvent(eventId: string, deps: ProcessorDeps, complet
 type Commit = WorkerStore['commit']
 
 async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
-  const incident = deps.store.openIncident(event, deps.now().getTime())
+  const incident = await deps.store.openIncident(event, deps.now().getTime())
   const { catalogue } = deps.rules
   const evidence = await collectEvidence(
     { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAt },
@@ -93,7 +93,7 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
     catalogue: diagnosis.catalogue,
     trace: diagnosis.trace,
   }
-  const committed = commit({
+  const committed = await commit({
     eventId: event.id,
     incidentId: incident.id,
     kind: 'diagnosis',
@@ -119,10 +119,10 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
 }
 
 async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
-  const incident = deps.store.correlate(event.identity, event.startsAt)
+  const incident = await deps.store.correlate(event.identity, event.startsAt)
   const now = deps.now()
   if (!incident) {
-    commit({
+    await commit({
       eventId: event.id,
       incidentId: null,
       kind: 'uncorrelated',
@@ -152,7 +152,7 @@ async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit):
     category: 'general',
     classification: 'undetermined',
   }
-  commit({
+  await commit({
     eventId: event.id,
     incidentId: incident.id,
     kind: 'recovery',

@@ -57,14 +57,17 @@ export class Worker {
     if (!this.running) return
     clearTimeout(this.pollTimer)
     try {
-      while (this.inFlight.size < this.options.concurrency) {
-        const lease = this.queue.claim()
-        if (!lease) break
-        const job: Promise<void> = this.run(lease).finally(() => {
-          this.inFlight.delete(job)
-          this.kick()
-        })
-        this.inFlight.add(job)
+      // Claims come in chunks of a quarter of the slots (one commit each), or at once when
+      // the worker is idle, rather than one commit per event.
+      const free = this.options.concurrency - this.inFlight.size
+      if (free >= Math.max(1, Math.floor(this.options.concurrency / 4)) || this.inFlight.size === 0) {
+        for (const lease of this.queue.claimMany(free)) {
+          const job: Promise<void> = this.run(lease).finally(() => {
+            this.inFlight.delete(job)
+            this.kick()
+          })
+          this.inFlight.add(job)
+        }
       }
     } catch (error) {
       this.counters.workerFailures.inc()

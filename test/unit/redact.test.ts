@@ -19,6 +19,16 @@ describe('redact (D15)', () => {
     expect(redacted.endsWith('\n2026-11-22 ERROR java.lang.OutOfMemoryError: Java heap space')).toBe(true)
   })
 
+  it('redacts a whole excerpt exactly as it redacts each of its lines', () => {
+    const clean = [
+      '2026-11-22 INFO Grüße aus Köln – order 4711 shipped',
+      '',
+      '\tat com.example.Export.render(Export.java:212)',
+    ]
+    const lines = secretCorpus.flatMap(({ line }, i) => [line, clean[i % clean.length] as string])
+    expect(redact(lines.join('\n'))).toBe(lines.map((line) => redact(line)).join('\n'))
+  })
+
   it('leaves ordinary log lines untouched', () => {
     const lines = [
       '2026-11-22 04:50:02,100 INFO  [http-nio-8080-exec-1] c.e.orders.OrderController - GET /api/orders/123 200 in 14 ms',

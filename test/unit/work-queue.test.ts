@@ -30,6 +30,16 @@ describe('WorkQueue (D25)', () => {
   })
   const status = () => db.prepare('SELECT status, attempts, expiries FROM queue_items ORDER BY id').all()
 
+  it('claims several items in one statement, oldest first, each changed only with its own item id', () => {
+    const [first, second, ...none] = queue.claimMany(5)
+    expect([first?.itemId, second?.itemId, none]).toEqual([1, 2, []])
+    expect(queue.claimMany(5)).toEqual([])
+    // They share the claim's token, so the item id is what keeps one lease from the other.
+    expect(queue.complete({ ...(first as NonNullable<typeof first>), itemId: 3 })).toBe(false)
+    expect(queue.complete(first as NonNullable<typeof first>)).toBe(true)
+    expect(status().map((row) => (row as { status: string }).status)).toEqual(['done', 'processing'])
+  })
+
   it('claims the oldest item once, and changes it only with its lease token', () => {
     const lease = queue.claim()
     expect(lease).toMatchObject({ itemId: 1, attempts: 1 })

@@ -11,7 +11,7 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
   const retried: string[] = []
   const failed: string[] = []
   const queue: QueuePort = {
-    claim: () => waiting.shift() ?? null,
+    claimMany: (limit) => waiting.splice(0, limit),
     renew: () => true,
     complete: (lease) => (done.includes(lease.eventId) ? false : (done.push(lease.eventId), true)),
     retry: (lease) => (retried.push(lease.eventId), true),
@@ -76,5 +76,29 @@ describe('Worker (D25)', () => {
     expect(done).toEqual([])
     expect(counters.workerFailures.n).toBe(2)
     await worker.stop(1000)
+  })
+
+  it('claims in chunks of a quarter of its slots, one commit each, rather than one by one', async () => {
+    const { queue } = memoryQueue(Array.from({ length: 20 }, (_, i) => `e${i}`))
+    const claims: number[] = []
+    const claimMany = queue.claimMany
+    queue.claimMany = (limit) => {
+      const leases = claimMany(limit)
+      if (leases.length > 0) claims.push(leases.length)
+      return leases
+    }
+    const gates: Array<() => void> = []
+    const process = () => new Promise<string>((resolve) => gates.push(() => resolve('ok')))
+    const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
+    const worker = new Worker(queue, process, counters, { ...options, concurrency: 8 }, log)
+    worker.start()
+    expect(claims).toEqual([8])
+    gates.shift()?.()
+    await settle()
+    expect(claims).toEqual([8]) // one slot free: below the chunk of 2
+    gates.shift()?.()
+    await settle()
+    expect(claims).toEqual([8, 2])
+    await worker.stop(10)
   })
 })

@@ -1,0 +1,64 @@
+import { StoreError } from '../errors.js'
+import type { Db } from './database.js'
+
+interface Pending {
+  write: () => unknown
+  resolve: (value: never) => void
+  reject: (error: unknown) => void
+}
+
+/**
+ * Group commit for the worker's writes: the writes asked for during one turn of the event
+ * loop run in order in one IMMEDIATE transaction, each in its own savepoint (a failing
+ * write loses only itself), and every promise settles after the commit, so one fsync
+ * (synchronous=FULL) covers them all. Order is kept: a read queued after a write sees it.
+ */
+export class WriteBatcher {
+  private pending: Pending[] = []
+  private scheduled = false
+  private readonly writeBatch: (batch: Pending[]) => Array<{ value: unknown } | { error: unknown }>
+
+  constructor(db: Db) {
+    const one = db.transaction((write: () => unknown) => write())
+    this.writeBatch = db.transaction((batch: Pending[]) =>
+      batch.map(({ write }) => {
+        try {
+          return { value: one(write) }
+        } catch (error) {
+          return { error }
+        }
+      }),
+    ).immediate
+  }
+
+  /** Runs `write` (synchronous) in the next batch; resolves with its result once committed. */
+  run<T>(write: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ write, resolve: resolve as (value: never) => void, reject })
+      if (!this.scheduled) {
+        this.scheduled = true
+        setImmediate(() => this.flush())
+      }
+    })
+  }
+
+  /** Commits everything pending now; also called on shutdown before the database closes. */
+  flush(): void {
+    this.scheduled = false
+    const batch = this.pending
+    this.pending = []
+    if (batch.length === 0) return
+    let results: Array<{ value: unknown } | { error: unknown }>
+    try {
+      results = this.writeBatch(batch)
+    } catch (error) {
+      for (const item of batch) item.reject(new StoreError('worker batch', { cause: error }))
+      return
+    }
+    batch.forEach((item, i) => {
+      const result = results[i] as { value: unknown } | { error: unknown }
+      if ('error' in result) item.reject(result.error)
+      else item.resolve(result.value as never)
+    })
+  }
+}
