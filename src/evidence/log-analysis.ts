@@ -1,10 +1,18 @@
 import type { PatternMatch } from '../rules/pattern-index.js'
 import type { Excerpt } from '../text/excerpt.js'
 import { type GcSummary, mayHoldGcEvents, summarizeGc } from './gc-log.js'
-import { collectLogs, type LogFileSummary } from './log-collector.js'
+import { collectTailsForRedaction, type LogFileSummary } from './log-collector.js'
+import { redactLine, secretMarkers } from './redact.js'
 
-/** Matches a redacted excerpt against the rule catalogue. */
-export type LogMatcher = (excerpt: Excerpt) => Map<string, PatternMatch>
+/**
+ * Redacts and matches raw tails in one pass: the lines holding a secret marker are
+ * rewritten with redactLine, the rules match the result (PatternIndex.scanRewriting).
+ */
+export type LogMatcher = (
+  raw: Buffer,
+  markers: readonly string[],
+  rewrite: (line: string) => string,
+) => { excerpt: Excerpt; matches: Map<string, PatternMatch> }
 
 /**
  * What the worker needs from an instance's logs: small, so that it can cross from an
@@ -20,14 +28,18 @@ export interface LogAnalysis {
   matches: Map<string, PatternMatch>
 }
 
-/** Reads and redacts the tails (D15), then parses GC events and matches the catalogue. */
+/**
+ * Reads the tails, redacts them (D15) while matching the catalogue, then parses GC events
+ * from the redacted excerpt: nothing unredacted leaves this function.
+ */
 export function analyzeLogs(files: readonly string[], roots: readonly string[], match: LogMatcher): LogAnalysis {
-  const logs = collectLogs(files, roots)
-  const read = logs.bytes.length > 0
+  const tails = collectTailsForRedaction(files, roots)
+  if (tails.bytes.length === 0) return { files: tails.files, read: false, gc: summarizeGc(''), matches: new Map() }
+  const { excerpt, matches } = match(tails.bytes, secretMarkers, redactLine)
   return {
-    files: logs.files,
-    read,
-    gc: summarizeGc(mayHoldGcEvents(logs.bytes) ? logs.text : ''),
-    matches: read ? match(logs) : new Map(),
+    files: tails.files,
+    read: true,
+    gc: summarizeGc(mayHoldGcEvents(excerpt.bytes) ? excerpt.text : ''),
+    matches,
   }
 }

@@ -1,7 +1,7 @@
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
-import { redactBytes } from './redact.js'
+import { redactBytes, unblockPrivateKeys } from './redact.js'
 
 export interface LogFileSummary {
   file: string
@@ -24,6 +24,24 @@ const newline = Buffer.from('\n')
  * reported, never fatal.
  */
 export function collectLogs(files: readonly string[], roots: readonly string[], bounds = logBounds): LogEvidence {
+  const tails = collectTails(files, roots, bounds, (bytes) => redactBytes(bytes).bytes)
+  return Object.assign(excerptOf(tails.bytes), { files: tails.files })
+}
+
+/**
+ * The same tails with private key blocks replaced but the other secrets still in place,
+ * for a caller that redacts line by line within its own pass (the worker's analysis).
+ */
+export function collectTailsForRedaction(files: readonly string[], roots: readonly string[], bounds = logBounds) {
+  return collectTails(files, roots, bounds, unblockPrivateKeys)
+}
+
+function collectTails(
+  files: readonly string[],
+  roots: readonly string[],
+  bounds: typeof logBounds,
+  prepare: (bytes: Buffer) => Buffer,
+): { bytes: Buffer; files: LogFileSummary[] } {
   let lines = bounds.maxLines
   let bytes = bounds.maxBytes
   const parts: Buffer[] = []
@@ -40,12 +58,11 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
     }
     try {
       const tail = readLogTail(allowed.path, { maxLines: lines, maxBytes: bytes })
-      const redacted = redactBytes(tail.bytes)
-      const size = redacted.bytes.length
-      if (size > 0) parts.push(redacted.bytes)
+      const kept = prepare(tail.bytes)
+      if (kept.length > 0) parts.push(kept)
       lines -= tail.lines
-      bytes -= size + 1
-      summaries.push({ file, lines: tail.lines, bytes: size, truncated: tail.truncated })
+      bytes -= kept.length + 1
+      summaries.push({ file, lines: tail.lines, bytes: kept.length, truncated: tail.truncated })
     } catch (error) {
       summaries.push({
         file,
@@ -58,5 +75,5 @@ export function collectLogs(files: readonly string[], roots: readonly string[], 
   }
   const joined =
     parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts.flatMap((p, i) => (i ? [newline, p] : [p])))
-  return Object.assign(excerptOf(joined), { files: summaries })
+  return { bytes: joined, files: summaries }
 }

@@ -68,6 +68,7 @@ export class Catalogue {
   readonly rules: readonly CatalogueRule[]
   private readonly index: PatternIndex
   private readonly sources: PatternSource[] = []
+  private readonly markedIndexes = new WeakMap<readonly string[], PatternIndex>()
   private readonly builtinRuleProperties: RuleProperties[]
   private readonly customRuleProperties = new Map<string, RuleProperties>()
 
@@ -111,6 +112,19 @@ export class Catalogue {
     if (typeof log !== 'string') return this.index.scanExcerpt(log)
     if (log.length > maxExcerptChars) return this.index.scan(log.slice(-maxExcerptChars))
     return log ? this.index.scan(log) : new Map()
+  }
+
+  /**
+   * matchLog for raw log bytes whose lines holding one of `markers` need `rewrite` first
+   * (redaction), in one pass: PatternIndex.scanRewriting. Returns the rewritten excerpt.
+   */
+  matchRewriting(raw: Buffer, markers: readonly string[], rewrite: (line: string) => string) {
+    let index = this.markedIndexes.get(markers)
+    if (!index) {
+      index = PatternIndex.fromSources(this.sources, markers)
+      this.markedIndexes.set(markers, index)
+    }
+    return index.scanRewriting(raw, rewrite)
   }
 
   /**

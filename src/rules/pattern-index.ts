@@ -1,5 +1,5 @@
 import { AhoCorasick } from '../text/aho-corasick.js'
-import { type Excerpt, excerptOfText } from '../text/excerpt.js'
+import { type Excerpt, excerptOf, excerptOfText } from '../text/excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 
@@ -56,11 +56,26 @@ export class PatternIndex {
   private readonly alwaysRun: number[] = []
   private readonly prefilters: Prefilter[] = []
 
-  static fromSources(sources: readonly PatternSource[]): PatternIndex {
-    return new PatternIndex(sources.map(({ key, source }) => ({ key, pattern: parsePattern(source) })))
+  static fromSources(sources: readonly PatternSource[], markers: readonly string[] = []): PatternIndex {
+    return new PatternIndex(
+      sources.map(({ key, source }) => ({ key, pattern: parsePattern(source) })),
+      markers,
+    )
   }
 
-  constructor(private readonly entries: readonly PatternEntry[]) {
+  /** Word ids from here on are `markers` (scanRewriting), not rule words. */
+  private readonly markerBase: number
+  /** A rule word spanning lines would defeat the line-by-line bookkeeping of scanRewriting. */
+  private readonly multiLineWords: boolean
+
+  /**
+   * `markers`: words that make a line need rewriting before it is matched (the words a
+   * secret needs, for redaction); see scanRewriting.
+   */
+  constructor(
+    private readonly entries: readonly PatternEntry[],
+    markers: readonly string[] = [],
+  ) {
     const words: string[] = []
     entries.forEach((entry, index) => {
       const { pattern } = entry
@@ -83,7 +98,9 @@ export class PatternIndex {
       )
       this.prefilters.push({ entry: index, alternatives: ids })
     })
-    this.automaton = new AhoCorasick(words)
+    this.multiLineWords = words.some((word) => word.includes('\n'))
+    this.markerBase = words.length
+    this.automaton = new AhoCorasick([...words, ...markers])
   }
 
   /** The first matching line of every key. */
@@ -112,7 +129,105 @@ export class PatternIndex {
         offsets.set(key, start)
       return undefined
     })
-    const found = locate(bytes, offsets)
+    return this.withRegexMatches(excerpt, seenWords, locate(bytes, offsets))
+  }
+
+  /**
+   * Matches raw log bytes whose lines holding a marker must be rewritten first (redaction),
+   * in one automaton pass instead of two: the pass finds the rule words and the marked
+   * lines; `rewrite` changes those lines (it must not add or remove a line), and only they
+   * are scanned again. The result is what scanExcerpt gives on the rewritten excerpt, which
+   * is returned with it.
+   */
+  scanRewriting(
+    raw: Buffer,
+    rewrite: (line: string) => string,
+  ): { excerpt: Excerpt; matches: Map<string, PatternMatch> } {
+    const firstLine = new Map<string, number>() // key -> first line of a literal match
+    const seenWords = new Set<number>()
+    const marked: Array<{ line: number; start: number; end: number }> = []
+    // Hits wait until their line ends: a marker later in the line voids them.
+    let line = 1
+    let lineStart = 0
+    let nextNewline = raw.indexOf(10)
+    let lineMarked = false
+    const literals: string[] = []
+    const required: number[] = []
+    const endLine = () => {
+      if (lineMarked) marked.push({ line, start: lineStart, end: nextNewline === -1 ? raw.length : nextNewline })
+      else {
+        for (const key of literals) if (!firstLine.has(key)) firstLine.set(key, line)
+        for (const id of required) seenWords.add(id)
+      }
+      literals.length = 0
+      required.length = 0
+      lineMarked = false
+    }
+    const hit = (bytes: Buffer, id: number, start: number, keys: string[], words: number[], firstPass: boolean) => {
+      const trigger = this.triggers[id] as Trigger
+      if (trigger.kind === 'required') {
+        words.push(id)
+        return
+      }
+      const { key } = this.entries[trigger.entry] as PatternEntry
+      // In the first pass a key already found on an earlier line needs no more checks.
+      if (firstPass && firstLine.has(key)) return
+      if (bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact)) keys.push(key)
+    }
+    this.automaton.scan(raw, (id, start) => {
+      while (nextNewline !== -1 && nextNewline < start) {
+        endLine()
+        line++
+        lineStart = nextNewline + 1
+        nextNewline = raw.indexOf(10, lineStart)
+      }
+      if (id >= this.markerBase) lineMarked = true
+      else hit(raw, id, start, literals, required, true)
+      return undefined
+    })
+    endLine()
+    if (marked.length === 0)
+      return { excerpt: excerptOf(raw), matches: this.scanExcerptLines(raw, firstLine, seenWords) }
+
+    const parts: Buffer[] = []
+    let copied = 0
+    let linesChanged = false
+    for (const m of marked) {
+      const rewritten = Buffer.from(rewrite(raw.toString('utf8', m.start, m.end)), 'utf8')
+      parts.push(raw.subarray(copied, m.start), rewritten)
+      copied = m.end
+      linesChanged ||= rewritten.includes(10)
+      const keys: string[] = []
+      const words: number[] = []
+      this.automaton.scan(rewritten, (id, start) => {
+        if (id < this.markerBase) hit(rewritten, id, start, keys, words, false)
+        return undefined
+      })
+      for (const key of keys) if ((firstLine.get(key) ?? Number.POSITIVE_INFINITY) > m.line) firstLine.set(key, m.line)
+      for (const id of words) seenWords.add(id)
+    }
+    parts.push(raw.subarray(copied))
+    const excerpt = excerptOf(Buffer.concat(parts))
+    // A rule word over several lines, or a rewrite that made lines: match the whole again.
+    if (this.multiLineWords || linesChanged) return { excerpt, matches: this.scanExcerpt(excerpt) }
+    return { excerpt, matches: this.scanExcerptLines(excerpt.bytes, firstLine, seenWords, excerpt) }
+  }
+
+  private scanExcerptLines(
+    bytes: Buffer,
+    firstLine: Map<string, number>,
+    seenWords: Set<number>,
+    excerpt: Excerpt = excerptOf(bytes),
+  ): Map<string, PatternMatch> {
+    return this.withRegexMatches(excerpt, seenWords, locateLines(bytes, firstLine))
+  }
+
+  /** Runs the regular expressions whose required literals all occurred, on the text. */
+  private withRegexMatches(
+    excerpt: Excerpt,
+    seenWords: Set<number>,
+    found: Map<string, PatternMatch>,
+  ): Map<string, PatternMatch> {
     const candidates = [...this.alwaysRun]
     for (const { entry, alternatives } of this.prefilters) {
       if (alternatives.some((ids) => ids.every((id) => seenWords.has(id)))) candidates.push(entry)
@@ -128,6 +243,22 @@ export class PatternIndex {
     }
     return found
   }
+}
+
+/** Line numbers to their text and context, with one pass over the newlines. */
+function locateLines(bytes: Buffer, lines: Map<string, number>): Map<string, PatternMatch> {
+  const result = new Map<string, PatternMatch>()
+  const sorted = [...lines].sort((a, b) => a[1] - b[1])
+  let line = 1
+  let lineStart = 0
+  for (const [key, wanted] of sorted) {
+    while (line < wanted) {
+      lineStart = bytes.indexOf(10, lineStart) + 1
+      line++
+    }
+    result.set(key, withContext(new ByteLines(bytes), line, lineStart))
+  }
+  return result
 }
 
 /** Turns byte offsets into line numbers and context with one pass over the newlines. */

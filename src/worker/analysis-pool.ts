@@ -37,7 +37,8 @@ interface Thread {
 /** DIAG_ANALYSIS_THREADS=0: the same analysis, on the main thread. */
 export const inProcessAnalyzer: LogAnalyzer = {
   ready: async () => {},
-  analyze: async (files, roots, catalogue) => analyzeLogs(files, roots, (excerpt) => catalogue.matchLog(excerpt)),
+  analyze: async (files, roots, catalogue) =>
+    analyzeLogs(files, roots, (raw, markers, rewrite) => catalogue.matchRewriting(raw, markers, rewrite)),
   close: async () => {},
 }
 

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest'
+import { redactBytes, redactLine, secretMarkers, unblockPrivateKeys } from '../../src/evidence/redact.js'
+import { parsePattern } from '../../src/rules/pattern.js'
+import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
+import { secretCorpus } from '../fixtures/secret-corpus.js'
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
+function random(seed: number) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Patterns that match ordinary text, text next to secrets, the secrets themselves (which
+// must never match), and what redaction writes.
+const patterns = [
+  'OutOfMemoryError: Java heap space',
+  'ERROR',
+  'changeit',
+  'hunter2',
+  '[REDACTED]',
+  'password=',
+  '/Bearer \\[REDACTED\\]/',
+  '/REDACTED\\]-JWT/',
+  '/Grüße|ORA-[0-9]{5}/',
+  'Connection refused',
+  '/^\\tat /m',
+]
+
+const fragments = [
+  ...secretCorpus.map((sample) => sample.line).filter((line) => !line.includes('PRIVATE KEY')),
+  'java.lang.OutOfMemoryError: Java heap space',
+  '2026-11-22 ERROR [main] ORA-00060: deadlock detected',
+  'Grüße aus Köln – Connection refused',
+  '\tat com.example.Export.render(Export.java:212)',
+  'INFO processed order 4711 for the session of nobody',
+  'see http://example.com/api/orders and https://user:hunter2@example.com/x',
+  '',
+]
+
+describe('PatternIndex.scanRewriting (redaction and matching in one pass)', () => {
+  const entries: PatternEntry[] = patterns.map((pattern, i) => ({ key: `p${i}`, pattern: parsePattern(pattern) }))
+  const plain = new PatternIndex(entries)
+  const marked = new PatternIndex(entries, secretMarkers)
+
+  it('gives the excerpt and the matches of redacting first and matching after, on 1,000 generated logs', () => {
+    const next = random(20261122)
+    for (let round = 0; round < 1000; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 12) }, () => {
+        const a = fragments[Math.floor(next() * fragments.length)] as string
+        const b = fragments[Math.floor(next() * fragments.length)] as string
+        return next() < 0.3 ? `${a} ${b}` : a
+      })
+      const raw = unblockPrivateKeys(Buffer.from(lines.join('\n'), 'utf8'))
+      const expectedExcerpt = redactBytes(raw)
+      const expected = plain.scanExcerpt(expectedExcerpt)
+      const actual = marked.scanRewriting(raw, redactLine)
+      expect({ round, excerpt: actual.excerpt.text, matches: Object.fromEntries(actual.matches) }).toEqual({
+        round,
+        excerpt: expectedExcerpt.text,
+        matches: Object.fromEntries(expected),
+      })
+    }
+  })
+
+  it('never matches a secret, and matches what redaction wrote', () => {
+    const raw = Buffer.from('ERROR login failed password=hunter2\nnothing here\nAuthorization: Bearer abcdefghijklmnop')
+    const { excerpt, matches } = marked.scanRewriting(raw, redactLine)
+    expect(excerpt.text).not.toContain('hunter2')
+    expect(matches.has('p3')).toBe(false) // hunter2
+    expect(matches.get('p4')?.line).toBe(1) // [REDACTED]
+    expect(matches.get('p1')?.line).toBe(1) // ERROR, on a rewritten line
+  })
+})
