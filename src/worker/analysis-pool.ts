@@ -46,7 +46,7 @@ const threadScript = new URL('./analysis-thread.js', import.meta.url)
 
 /**
  * A fixed pool of threads that read, redact and match log tails: the CPU-heavy part of an
- * event (about 512 KiB of bytes scanned twice), which would otherwise hold the event loop
+ * event (about 512 KiB of bytes scanned per event), which would otherwise hold the event loop
  * that answers webhooks. Each thread keeps a copy of the catalogue's pattern index, sent
  * again whenever a task comes with another catalogue version (hot reload); the result is
  * the one the main thread would compute. A task goes to the thread with the fewest tasks
