@@ -53,7 +53,7 @@ export const configSchema = {
     // An event mostly waits (its analysis thread, probe, metrics, commit): a storm about
     // instances that time out would crawl at a few events per DIAG_HTTP_TIMEOUT_MS with
     // few in flight. CPU stays bounded by DIAG_ANALYSIS_THREADS.
-    DIAG_WORKER_CONCURRENCY: integer(1, 256, { default: 64 }),
+    DIAG_WORKER_CONCURRENCY: integer(1, 1024, { default: 128 }),
     DIAG_WORKER_LEASE_MS: integer(1000, 3_600_000, { default: 60_000 }),
     // No static default: one less than the CPUs, 1 to 4 (load.ts).
     DIAG_ANALYSIS_THREADS: integer(0, 64, { description: 'an integer from 0 (analyse on the main thread) to 64' }),
