@@ -114,6 +114,7 @@ export class PatternIndex {
     const offsets = new Map<string, number>() // key -> byte offset of its first literal match
     const seenWords = new Set<number>()
     this.automaton.scan(bytes, (id, start) => {
+      if (id >= this.markerBase) return undefined
       const trigger = this.triggers[id] as Trigger
       if (trigger.kind === 'required') {
         seenWords.add(id)

@@ -76,4 +76,14 @@ describe('PatternIndex.scanRewriting (redaction and matching in one pass)', () =
     expect(matches.get('p4')?.line).toBe(1) // [REDACTED]
     expect(matches.get('p1')?.line).toBe(1) // ERROR, on a rewritten line
   })
+
+  it('falls back to matching the whole rewritten excerpt when lines could shift', () => {
+    const raw = Buffer.from('a token=abc here\nERROR one\nlast line')
+    // A rule word over two lines, and a rewrite that adds a line: both take the slow path.
+    const spanning = new PatternIndex([{ key: 'two', pattern: parsePattern('one\nlast') }], secretMarkers)
+    expect(spanning.scanRewriting(raw, redactLine).matches.get('two')?.line).toBe(2)
+    const growing = marked.scanRewriting(raw, (line) => `${line}\nERROR added`)
+    expect(growing.excerpt.text).toBe('a token=abc here\nERROR added\nERROR one\nlast line')
+    expect(growing.matches.get('p1')?.line).toBe(2)
+  })
 })
