@@ -1,5 +1,4 @@
 import { Engine, type RuleProperties } from 'json-rules-engine'
-import type { Excerpt } from '../text/excerpt.js'
 import type { Family } from './builtin-loader.js'
 import { PatternIndex, type PatternMatch, type PatternSource } from './pattern-index.js'
 import { compareFindings } from './ranking.js'
@@ -108,8 +107,7 @@ export class Catalogue {
   }
 
   /** Which patterns match a (redacted) log excerpt: the first matching line of each key. */
-  matchLog(log: string | Excerpt): Map<string, PatternMatch> {
-    if (typeof log !== 'string') return this.index.scanExcerpt(log)
+  matchLog(log: string): Map<string, PatternMatch> {
     if (log.length > maxExcerptChars) return this.index.scan(log.slice(-maxExcerptChars))
     return log ? this.index.scan(log) : new Map()
   }
@@ -117,6 +115,7 @@ export class Catalogue {
   /**
    * matchLog for raw log bytes whose lines holding one of `markers` need `rewrite` first
    * (redaction), in one pass: PatternIndex.scanRewriting. Returns the rewritten excerpt.
+   * The bytes come from the collectors, already within the 512 KiB bound.
    */
   matchRewriting(raw: Buffer, markers: readonly string[], rewrite: (line: string) => string) {
     let index = this.markedIndexes.get(markers)
