@@ -50,7 +50,7 @@ export function smtpTransport(url: string, from: string): MailTransport {
   return {
     description: `SMTP ${host}`,
     // base64 is native Buffer work; quoted-printable is encoded in JavaScript, character by
-    // character, and was the largest cost of sending a report.
+    // character, and was the largest single item of sending a report in the profile.
     send: async (mail) => {
       await transporter.sendMail(message(from, mail, 'base64'))
     },
