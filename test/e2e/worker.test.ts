@@ -83,6 +83,40 @@ describe('the worker end to end, with a real SMTP server', () => {
     expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(1)
   })
 
+  it('diagnoses with a rule registered while running: the analysis thread gets the new catalogue', async () => {
+    const rule = {
+      branch: 'EXP-01',
+      ruleName: 'ReportExportFailing',
+      category: 'application_lifecycle',
+      targetSource: 'local_file',
+      pattern: 'com.example.reports.ExportService.render(',
+      assessment: 'The report export path is where the heap ran out.',
+      classification: 'PROBABLE_CAUSE',
+      confidence: 'MEDIUM',
+      recommendedActions: ['Page through the export instead of building it in memory.'],
+    }
+    const diagnosisOf = async (fingerprint: string, startsAt: string) => {
+      const answer = await svc.post(webhook([alert({ fingerprint, startsAt })]))
+      const eventId = answer.events[0].eventId
+      const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the e-mail')
+      return mail?.text ?? ''
+    }
+    // The analysis thread has the catalogue of before the rule...
+    expect(await diagnosisOf('e2e0010', '2026-11-22T04:58:30.000Z')).not.toContain('EXP-01')
+    const registered = await request(`${svc.url}/api/v1/rules`, {
+      method: 'POST',
+      ca: svc.ca,
+      body: JSON.stringify(rule),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    })
+    expect(registered.status).toBe(201)
+    // ...and the very next event is matched with it.
+    const text = await diagnosisOf('e2e0011', '2026-11-22T04:59:00.000Z')
+    expect(text).toMatch(/Other matching rules \(ranked\):[\s\S]*EXP-01 ReportExportFailing/)
+    expect(text).toContain('Matched by EXP-01:')
+    expect(text).toContain('com.example.reports.ExportService.render(ExportService.java:212)')
+  })
+
   it('never lets a secret of the logs reach the store or the mail', async () => {
     // examples/logs/app-01/catalina.out logs -Djavax.net.ssl.keyStorePassword=changeit-prod-4711
     const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
