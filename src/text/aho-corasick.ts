@@ -1,3 +1,12 @@
+import { type DfaScanExports, instantiateDfaScan } from './dfa-scan-wasm.js'
+
+/**
+ * Above this many states the full 256-column table of the WebAssembly loop (1 KiB per
+ * state) is not built, and the JavaScript loop over a 128-column table scans instead.
+ */
+const maxWasmStates = 16_384
+const page = 65_536
+
 /**
  * Aho-Corasick over UTF-8 bytes, folding ASCII letters to lower case. Finds every
  * occurrence of every word in one pass over the bytes, whatever the number of words.
@@ -17,8 +26,14 @@ export class AhoCorasick {
   /** 1 where a state reports words, so the scan loop reads no array for the others. */
   private reports = new Uint8Array(0)
 
-  /** `words[i]` is reported as id i; words are folded like the text. */
-  constructor(words: readonly string[]) {
+  /** The WebAssembly loop and its memory: the table first, then input and hits. */
+  private wasm: { exports: DfaScanExports; tableBytes: number } | undefined
+
+  /**
+   * `words[i]` is reported as id i; words are folded like the text. `wasmUpTo`: the most
+   * states for which the WebAssembly loop is used (tests compare both loops).
+   */
+  constructor(words: readonly string[], wasmUpTo = maxWasmStates) {
     words.forEach((word, id) => {
       const bytes = Buffer.from(word, 'utf8')
       let state = 0
@@ -37,7 +52,32 @@ export class AhoCorasick {
       this.lengths[id] = bytes.length
     })
     this.link()
-    this.compileAscii()
+    if (this.next.length <= wasmUpTo) this.compileWasm()
+    else this.compileAscii()
+  }
+
+  /** The full transition table (256 bytes per state) in the memory of a WebAssembly loop. */
+  private compileWasm(): void {
+    const states = this.next.length
+    const tableBytes = states * 256 * 4
+    const exports = instantiateDfaScan()
+    exports.memory.grow(Math.ceil(tableBytes / page))
+    const table = new Uint32Array(exports.memory.buffer, 0, states * 256)
+    const reports = (state: number) => ((this.outputs[state]?.length ?? 0) > 0 ? 0x80000000 : 0)
+    // Breadth-first order: a state's failure target is shallower, so its row is ready.
+    const order: number[] = [0]
+    for (let head = 0; head < order.length; head++) order.push(...(this.next[order[head] as number]?.values() ?? []))
+    for (const state of order) {
+      const row = state * 256
+      const failRow = (this.fail[state] as number) * 256
+      for (let c = 0; c < 256; c++) {
+        const folded = fold(c)
+        const target = state === 0 ? this.root[folded] : this.next[state]?.get(folded)
+        table[row + c] =
+          target !== undefined ? (target | reports(target)) >>> 0 : state === 0 ? 0 : (table[failRow + c] as number)
+      }
+    }
+    this.wasm = { exports, tableBytes }
   }
 
   /** The goto-plus-failure transition, resolved once per (state, ASCII byte). */
@@ -83,6 +123,10 @@ export class AhoCorasick {
    * returns true to stop the scan early (when everything it looks for has been seen).
    */
   scan(bytes: Uint8Array, found: (id: number, start: number) => boolean | undefined): void {
+    if (this.wasm) {
+      this.scanWasm(this.wasm, bytes, found)
+      return
+    }
     let state = 0
     const { ascii, reports } = this
     for (let i = 0; i < bytes.length; i++) {
@@ -94,6 +138,27 @@ export class AhoCorasick {
         const id = out[k] as number
         if (found(id, i - (this.lengths[id] as number) + 1)) return
       }
+    }
+  }
+
+  private scanWasm(
+    wasm: NonNullable<AhoCorasick['wasm']>,
+    bytes: Uint8Array,
+    found: (id: number, start: number) => boolean | undefined,
+  ): void {
+    const { memory, scan } = wasm.exports
+    const input = wasm.tableBytes
+    const out = input + Math.ceil(bytes.length / 8) * 8
+    // At most one hit per byte, 8 bytes each.
+    const needed = out + bytes.length * 8
+    if (memory.buffer.byteLength < needed) memory.grow(Math.ceil((needed - memory.buffer.byteLength) / page))
+    new Uint8Array(memory.buffer, input, bytes.length).set(bytes)
+    const hits = scan(0, input, bytes.length, out)
+    const pairs = new Int32Array(memory.buffer, out, hits * 2)
+    for (let k = 0; k < pairs.length; k += 2) {
+      const end = pairs[k] as number
+      const ids = this.outputs[pairs[k + 1] as number] as number[]
+      for (const id of ids) if (found(id, end - (this.lengths[id] as number) + 1)) return
     }
   }
 

@@ -63,6 +63,38 @@ describe('AhoCorasick', () => {
     })
     expect(hits).toEqual([0, 11, 1, 24])
   })
+
+  it('reports the same hits from the WebAssembly loop as from the JavaScript loop', () => {
+    const next = random(4711)
+    const alphabet = ['a', 'b', 'A', 'B', 'ü', 'Ü', 'é', '\n', ' ', 'x', '€', 'Zz']
+    const pick = (n: number) =>
+      Array.from({ length: n }, () => alphabet[Math.floor(next() * alphabet.length)] as string).join('')
+    for (let round = 0; round < 300; round++) {
+      const words = Array.from({ length: 1 + Math.floor(next() * 8) }, () => pick(1 + Math.floor(next() * 4)))
+      const text = Buffer.from(pick(Math.floor(next() * 200)))
+      const hits = (automaton: AhoCorasick) => {
+        const all: Array<[number, number]> = []
+        automaton.scan(text, (id, start) => void all.push([id, start]))
+        return all
+      }
+      expect({ round, words, hits: hits(new AhoCorasick(words)) }).toEqual({
+        round,
+        words,
+        hits: hits(new AhoCorasick(words, 0)),
+      })
+    }
+  })
+
+  it('stops when the callback says so, in either loop', () => {
+    for (const wasmUpTo of [0, 100]) {
+      const seen: number[] = []
+      new AhoCorasick(['a'], wasmUpTo).scan(Buffer.from('aaaa'), (_id, start) => {
+        seen.push(start)
+        return start === 1
+      })
+      expect(seen).toEqual([0, 1])
+    }
+  })
 })
 
 const patterns = [
