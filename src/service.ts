@@ -146,7 +146,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'housekeeping' }),
   )
 
-  const batcher = new WriteBatcher(db)
+  const batcher = new WriteBatcher(db, { name: 'worker' })
   const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }))
 
   let stopping: Promise<void> | undefined

@@ -1,6 +1,7 @@
 import { StoreError } from '../errors.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
+import { WriteBatcher } from './write-batcher.js'
 
 export type AlertStatus = 'firing' | 'resolved'
 
@@ -36,22 +37,15 @@ export type IngestOutcome =
   | { kind: 'accepted'; received: number; queued: number; duplicates: number; events: IngestedEvent[] }
   | { kind: 'queue_full' }
 
-interface Pending {
-  request: IngestRequest
-  resolve: (outcome: IngestOutcome) => void
-  reject: (error: unknown) => void
-}
-
 /**
- * Stores webhook requests durably with group commit. Requests that arrive while the event
- * loop is busy are written together in one IMMEDIATE transaction (one fsync under
- * synchronous=FULL), each request in its own savepoint so that one failure loses only that
- * request. Every promise settles only after the commit: a 202 means the event is on disk.
+ * Stores webhook requests durably with group commit (WriteBatcher): requests that arrive
+ * while the event loop is busy are written together in one IMMEDIATE transaction (one
+ * fsync under synchronous=FULL), each request in its own savepoint so that one failure
+ * loses only that request. Every promise settles only after the commit: a 202 means the
+ * event is on disk.
  */
 export class EventWriter {
-  private pending: Pending[] = []
-  private scheduled = false
-  private readonly writeBatch: (batch: Pending[]) => Array<IngestOutcome | Error>
+  private readonly batcher: WriteBatcher
   private readonly statements
 
   constructor(
@@ -80,59 +74,39 @@ export class EventWriter {
         'INSERT INTO queue_items (event_id, available_at, created_at, updated_at) VALUES (?, ?, ?, ?)',
       ),
     }
-    const writeOne = db.transaction((request: IngestRequest, now: number) => this.writeRequest(request, now))
-    this.writeBatch = db.transaction((batch: Pending[]) => {
-      const now = this.now()
-      let queued = Number(this.statements.queuedCount.get())
-      return batch.map(({ request }) => {
-        // D9a: a request is admitted while fewer than `capacity` events wait; an admitted
-        // request may carry several alerts and so take the queue past it.
-        if (queued >= this.options.queueCapacity) return { kind: 'queue_full' } as const
-        try {
-          const outcome = writeOne(request, now)
-          if (outcome.kind === 'accepted') queued += outcome.queued
-          return outcome
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error))
-        }
-      })
-    }).immediate
+    this.batcher = new WriteBatcher(db, {
+      name: 'ingest',
+      onCommit: (outcomes) => {
+        options.commits?.inc()
+        if ((outcomes as IngestOutcome[]).some((o) => o.kind === 'accepted' && o.queued > 0)) options.onQueued?.()
+      },
+    })
   }
 
   /** Resolves after the request's events are committed (or rejects with a StoreError). */
   submit(request: IngestRequest): Promise<IngestOutcome> {
     const known = this.knownDuplicates(request)
     if (known) return Promise.resolve(known)
-    return new Promise((resolve, reject) => {
-      this.pending.push({ request, resolve, reject })
-      if (!this.scheduled) {
-        this.scheduled = true
-        setImmediate(() => this.flush())
-      }
-    })
+    return this.batcher
+      .run(() => this.admit(request))
+      .catch((error: unknown) => {
+        throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+      })
   }
 
   /** Writes everything pending now; also used on shutdown before the database closes. */
   flush(): void {
-    this.scheduled = false
-    const batch = this.pending
-    this.pending = []
-    if (batch.length === 0) return
-    let results: Array<IngestOutcome | Error>
-    try {
-      results = this.writeBatch(batch)
-      this.options.commits?.inc()
-    } catch (error) {
-      for (const item of batch) item.reject(new StoreError('ingest batch', { cause: error }))
-      return
-    }
-    batch.forEach((item, index) => {
-      const result = results[index]
-      if (result === undefined || result instanceof Error) {
-        item.reject(new StoreError('ingest request', { cause: result }))
-      } else item.resolve(result)
-    })
-    if (results.some((r) => !(r instanceof Error) && r?.kind === 'accepted' && r.queued > 0)) this.options.onQueued?.()
+    this.batcher.flush()
+  }
+
+  /**
+   * D9a: a request is admitted while fewer than `capacity` events wait; an admitted request
+   * may carry several alerts and so take the queue past it. The count is read inside the
+   * batch's transaction, so it includes the requests admitted before this one.
+   */
+  private admit(request: IngestRequest): IngestOutcome {
+    if (Number(this.statements.queuedCount.get()) >= this.options.queueCapacity) return { kind: 'queue_full' }
+    return this.writeRequest(request, this.now())
   }
 
   /**

@@ -8,17 +8,26 @@ interface Pending {
 }
 
 /**
- * Group commit for the worker's writes: the writes asked for during one turn of the event
- * loop run in order in one IMMEDIATE transaction, each in its own savepoint (a failing
- * write loses only itself), and every promise settles after the commit, so one fsync
- * (synchronous=FULL) covers them all. Order is kept: a read queued after a write sees it.
+ * Group commit: the writes asked for during one turn of the event loop run in order in one
+ * IMMEDIATE transaction, each in its own savepoint (a failing write loses only itself),
+ * and every promise settles after the commit, so one fsync (synchronous=FULL) covers them
+ * all. Order is kept: a read queued after a write sees it. Used for webhook ingestion
+ * (EventWriter) and for the worker's writes.
  */
 export class WriteBatcher {
   private pending: Pending[] = []
   private scheduled = false
   private readonly writeBatch: (batch: Pending[]) => Array<{ value: unknown } | { error: unknown }>
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly options: {
+      /** Names the batch in a StoreError when its commit fails. */
+      name: string
+      /** After each commit, with the results of the writes that succeeded. */
+      onCommit?: (values: unknown[]) => void
+    },
+  ) {
     const one = db.transaction((write: () => unknown) => write())
     this.writeBatch = db.transaction((batch: Pending[]) =>
       batch.map(({ write }) => {
@@ -52,7 +61,7 @@ export class WriteBatcher {
     try {
       results = this.writeBatch(batch)
     } catch (error) {
-      for (const item of batch) item.reject(new StoreError('worker batch', { cause: error }))
+      for (const item of batch) item.reject(new StoreError(`${this.options.name} batch`, { cause: error }))
       return
     }
     batch.forEach((item, i) => {
@@ -60,5 +69,6 @@ export class WriteBatcher {
       if ('error' in result) item.reject(result.error)
       else item.resolve(result.value as never)
     })
+    this.options.onCommit?.(results.flatMap((result) => ('value' in result ? [result.value] : [])))
   }
 }

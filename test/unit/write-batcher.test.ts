@@ -17,7 +17,7 @@ describe('WriteBatcher (group commit of the worker)', () => {
   const committed = (id: number) => outside.prepare('SELECT count(*) FROM notes WHERE id = ?').pluck().get(id) === 1
 
   it('commits the writes of one turn together, in order, and settles each only after the commit', async () => {
-    const batcher = new WriteBatcher(db)
+    const batcher = new WriteBatcher(db, { name: 'test' })
     const write = (id: number) =>
       batcher.run(() => {
         expect(db.inTransaction).toBe(true)
@@ -32,7 +32,7 @@ describe('WriteBatcher (group commit of the worker)', () => {
   })
 
   it('loses only the write that fails', async () => {
-    const batcher = new WriteBatcher(db)
+    const batcher = new WriteBatcher(db, { name: 'test' })
     const good = batcher.run(() => insert.run(10, 'ten'))
     const bad = batcher.run(() => insert.run(10, 'ten again')) // primary key taken
     const after = batcher.run(() => insert.run(11, 'eleven'))
