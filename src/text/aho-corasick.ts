@@ -62,42 +62,36 @@ export class AhoCorasick {
     const tableBytes = states * 256 * 4
     const exports = instantiateDfaScan()
     exports.memory.grow(Math.ceil(tableBytes / page))
-    const table = new Uint32Array(exports.memory.buffer, 0, states * 256)
     const reports = (state: number) => ((this.outputs[state]?.length ?? 0) > 0 ? 0x80000000 : 0)
-    // Breadth-first order: a state's failure target is shallower, so its row is ready.
-    const order: number[] = [0]
-    for (let head = 0; head < order.length; head++) order.push(...(this.next[order[head] as number]?.values() ?? []))
-    for (const state of order) {
-      const row = state * 256
-      const failRow = (this.fail[state] as number) * 256
-      for (let c = 0; c < 256; c++) {
-        const folded = fold(c)
-        const target = state === 0 ? this.root[folded] : this.next[state]?.get(folded)
-        table[row + c] =
-          target !== undefined ? (target | reports(target)) >>> 0 : state === 0 ? 0 : (table[failRow + c] as number)
-      }
-    }
+    this.fillTable(new Uint32Array(exports.memory.buffer, 0, states * 256), 256, (to) => (to | reports(to)) >>> 0)
     this.wasm = { exports, tableBytes }
   }
 
   /** The goto-plus-failure transition, resolved once per (state, ASCII byte). */
   private compileAscii(): void {
     const states = this.next.length
-    const table = states <= 0xffff ? new Uint16Array(states * 128) : new Uint32Array(states * 128)
+    this.ascii = states <= 0xffff ? new Uint16Array(states * 128) : new Uint32Array(states * 128)
+    this.fillTable(this.ascii, 128, (to) => to)
+    this.reports = Uint8Array.from(this.outputs, (out) => (out.length > 0 ? 1 : 0))
+  }
+
+  /**
+   * Fills `table` with `columns` entries per state: `entry(target)` for the state each
+   * (state, byte) leads to, following failure links; 0 (the root) where none leads.
+   */
+  private fillTable(table: Uint16Array | Uint32Array, columns: number, entry: (target: number) => number): void {
     // Breadth-first order: a state's failure target is shallower, so its row is ready.
     const order: number[] = [0]
     for (let head = 0; head < order.length; head++) order.push(...(this.next[order[head] as number]?.values() ?? []))
     for (const state of order) {
-      const row = state * 128
-      const failRow = (this.fail[state] as number) * 128
-      for (let c = 0; c < 128; c++) {
+      const row = state * columns
+      const failRow = (this.fail[state] as number) * columns
+      for (let c = 0; c < columns; c++) {
         const folded = fold(c)
         const target = state === 0 ? this.root[folded] : this.next[state]?.get(folded)
-        table[row + c] = target !== undefined ? target : state === 0 ? 0 : (table[failRow + c] as number)
+        table[row + c] = target !== undefined ? entry(target) : state === 0 ? 0 : (table[failRow + c] as number)
       }
     }
-    this.ascii = table
-    this.reports = Uint8Array.from(this.outputs, (out) => (out.length > 0 ? 1 : 0))
   }
 
   private link(): void {
