@@ -1,5 +1,5 @@
-import { AhoCorasick } from '../text/aho-corasick.js'
-import { type Excerpt, excerptOf } from '../text/excerpt.js'
+import { PatternIndex } from '../rules/pattern-index.js'
+import type { Excerpt } from '../text/excerpt.js'
 
 // Secret redaction (D15): applied to every log excerpt before anything is stored, matched
 // or mailed. Over-redacting is safe, under-redacting is not. Every expression has bounded
@@ -43,7 +43,6 @@ export const secretMarkers: readonly string[] = [
   'AROA',
   'oracle',
 ]
-const candidates = new AhoCorasick(secretMarkers)
 
 // Each rule applies within one line.
 const lineRules: Array<[RegExp, string]> = [
@@ -92,43 +91,16 @@ export function unblockPrivateKeys(bytes: Buffer): Buffer {
   return Buffer.from(bytes.toString('utf8').replace(pemBlock[0], pemBlock[1]), 'utf8')
 }
 
+/** An index of the markers alone: its rewriting scan is redaction with nothing to match. */
+const markerIndex = new PatternIndex([], secretMarkers)
+
 /**
- * Redacts UTF-8 log bytes. One pass of an automaton over the bytes finds the lines that
- * hold a secret marker (about twice as fast as a case-insensitive alternation per
- * line); only those lines are decoded and rewritten. An excerpt without one comes back
- * as it was, not even decoded. (The worker's analysis does the same inside the pass that
- * matches the rules: PatternIndex.scanRewriting.)
+ * Redacts UTF-8 log bytes. One automaton pass over the bytes finds the lines that hold a
+ * secret marker (about twice as fast as a case-insensitive alternation per line); only
+ * those lines are decoded and rewritten (PatternIndex.scanRewriting, which the worker's
+ * analysis runs with the rules' words in the same pass). An excerpt without one comes back
+ * as it was, not even decoded.
  */
 export function redactBytes(bytes: Buffer): Excerpt {
-  const unblocked = unblockPrivateKeys(bytes)
-  const suspects = candidateLines(unblocked)
-  if (suspects.length === 0) return excerptOf(unblocked)
-  const parts: Buffer[] = []
-  let copied = 0
-  for (const [start, end] of suspects) {
-    parts.push(
-      unblocked.subarray(copied, start),
-      Buffer.from(redactLine(unblocked.toString('utf8', start, end)), 'utf8'),
-    )
-    copied = end
-  }
-  parts.push(unblocked.subarray(copied))
-  return excerptOf(Buffer.concat(parts))
-}
-
-/** The byte ranges [start, end) of the lines holding a secret marker, in order. */
-function candidateLines(bytes: Buffer): Array<[number, number]> {
-  const found: Array<[number, number]> = []
-  let lineStart = 0
-  let lineEnd = bytes.indexOf(10)
-  // No marker holds a newline, so occurrences come line by line.
-  candidates.scan(bytes, (_id, start) => {
-    if (lineEnd !== -1 && lineEnd < start) {
-      lineStart = bytes.lastIndexOf(10, start) + 1
-      lineEnd = bytes.indexOf(10, start)
-    }
-    if (found.at(-1)?.[0] !== lineStart) found.push([lineStart, lineEnd === -1 ? bytes.length : lineEnd])
-    return undefined
-  })
-  return found
+  return markerIndex.scanRewriting(unblockPrivateKeys(bytes), redactLine).excerpt
 }
