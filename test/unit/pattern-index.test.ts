@@ -3,18 +3,7 @@ import { parsePattern } from '../../src/rules/pattern.js'
 import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
 import { requiredLiterals } from '../../src/rules/required-literals.js'
 import { AhoCorasick } from '../../src/text/aho-corasick.js'
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { random } from '../helpers/random.js'
 
 describe('requiredLiterals', () => {
   it.each([
