@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
+import { address, composeMessage } from './mime-message.js'
 
 export interface OutgoingMail {
   eventId: string
@@ -20,18 +21,6 @@ export interface MailTransport {
   readonly description: string
 }
 
-const message = (from: string, mail: OutgoingMail, textEncoding: 'base64' | 'quoted-printable') => ({
-  from,
-  textEncoding,
-  to: mail.recipients,
-  subject: mail.subject,
-  text: mail.text,
-  html: mail.html,
-  messageId: mail.messageId,
-  ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] } : {}),
-  headers: { 'X-Diagnostic-Event': mail.eventId, 'Auto-Submitted': 'auto-generated' },
-})
-
 /**
  * SMTP through nodemailer's pool, which never retries on its own (maxRequeues 0, tight
  * timeouts): the outbox sender owns every retry (D24).
@@ -49,10 +38,13 @@ export function smtpTransport(url: string, from: string): MailTransport {
   const host = new URL(url).host
   return {
     description: `SMTP ${host}`,
-    // base64 is native Buffer work; quoted-printable is encoded in JavaScript, character by
-    // character, and was the largest single item of sending a report in the profile.
+    // A raw message: nodemailer only delivers it (composeMessage says why). base64 is
+    // native Buffer work; quoted-printable is encoded in JavaScript, character by character.
     send: async (mail) => {
-      await transporter.sendMail(message(from, mail, 'base64'))
+      await transporter.sendMail({
+        envelope: { from: address(from), to: mail.recipients.map(address) },
+        raw: composeMessage(from, mail, { encoding: 'base64' }),
+      })
     },
     close: () => transporter.close(),
   }
@@ -63,18 +55,17 @@ export function smtpTransport(url: string, from: string): MailTransport {
  * temporary name, then renamed, so a reader never sees half a message).
  */
 export function fileTransport(dir: string, from: string): MailTransport {
-  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
     description: `file outbox ${dir}`,
     send: async (mail) => {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
-      // Quoted-printable: an .eml file on disk stays readable with a pager.
-      const info = (await builder.sendMail(message(from, mail, 'quoted-printable'))) as unknown as { message: Buffer }
+      // Quoted-printable and Unix newlines: an .eml file on disk stays readable with a pager.
+      const message = composeMessage(from, mail, { encoding: 'quoted-printable', newline: '\n' })
       const name = `${mail.eventId}-${mail.kind}.eml`
       const temporary = join(dir, `.${name}.tmp`)
-      writeFileSync(temporary, info.message, { mode: 0o600 })
+      writeFileSync(temporary, message, { mode: 0o600 })
       renameSync(temporary, join(dir, name))
     },
-    close: () => builder.close(),
+    close: () => {},
   }
 }

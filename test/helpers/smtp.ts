@@ -1,44 +1,31 @@
 import type { AddressInfo } from 'node:net'
+import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 
 export interface ReceivedMail {
   raw: string
+  /** The header lines as sent, unfolded, by lower-case name. */
   headers: Record<string, string>
-  /** The text/plain and text/html parts, decoded (quoted-printable or base64). */
+  /** The Subject decoded (RFC 2047), the text/plain and text/html parts decoded. */
+  subject: string
   text: string
   html: string
   /** The raw message and its decoded parts: whatever a reader of the mail could see. */
   content: string
 }
 
-function decodeQuotedPrintable(body: string): string {
-  const bytes = body
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-  return Buffer.from(bytes, 'latin1').toString('utf8')
-}
-
-/** Headers (unfolded) and the text and HTML parts of a nodemailer multipart/alternative message. */
-export function parseMail(raw: string): ReceivedMail {
-  const [head = '', ...rest] = raw.split(/\r?\n\r?\n/)
+/** The raw headers, and the decoded parts as a real MIME parser (mailparser) reads them. */
+export async function parseMail(raw: string): Promise<ReceivedMail> {
+  const head = raw.slice(0, raw.search(/\r?\n\r?\n/))
   const headers: Record<string, string> = {}
   for (const line of head.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
     const colon = line.indexOf(':')
     if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
   }
-  const body = rest.join('\n\n')
-  const part = (type: string) => {
-    const match = new RegExp(
-      `Content-Type: ${type}[^\\n]*\\r?\\nContent-Transfer-Encoding: ([^\\r\\n]+)\\r?\\n\\r?\\n([\\s\\S]*?)\\r?\\n----`,
-    ).exec(body)
-    if (!match) return ''
-    const encoded = match[2] ?? ''
-    if (match[1] === 'quoted-printable') return decodeQuotedPrintable(encoded)
-    return match[1] === 'base64' ? Buffer.from(encoded, 'base64').toString('utf8') : encoded
-  }
-  const text = part('text/plain')
-  const html = part('text/html')
-  return { raw, headers, text, html, content: `${raw}\n${text}\n${html}` }
+  const parsed = await simpleParser(raw)
+  const text = parsed.text ?? ''
+  const html = typeof parsed.html === 'string' ? parsed.html : ''
+  return { raw, headers, subject: parsed.subject ?? '', text, html, content: `${raw}\n${text}\n${html}` }
 }
 
 /** A real SMTP server in this process; `reject` answers every recipient with that code. */
@@ -58,8 +45,10 @@ export async function startSmtp(options: { reject?: number } = {}) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
-        mails.push(parseMail(Buffer.concat(chunks).toString('utf8')))
-        callback()
+        parseMail(Buffer.concat(chunks).toString('utf8')).then((mail) => {
+          mails.push(mail)
+          callback()
+        }, callback)
       })
     },
   })
