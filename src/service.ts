@@ -7,6 +7,7 @@ import type { Config } from './config/load.js'
 import { loadInventory } from './evidence/inventory.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
+import { batchedClaims } from './queue/batched-claims.js'
 import { WorkQueue } from './queue/work-queue.js'
 import { Readiness } from './readiness.js'
 import { fileTransport, smtpTransport } from './report/mail-transport.js'
@@ -201,7 +202,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     }
     const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
     worker = new Worker(
-      queue,
+      batchedClaims(queue, batcher),
       async (lease) => {
         const outcome = await processEvent(lease.eventId, deps, () => queue.complete(lease))
         sender.kick()

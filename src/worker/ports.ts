@@ -61,8 +61,8 @@ export interface Lease {
 }
 
 export interface QueuePort {
-  /** Up to `limit` due events, oldest first, claimed in one commit. */
-  claimMany(limit: number): Lease[]
+  /** Up to `limit` due events, oldest first, claimed in one commit; resolves once committed. */
+  claimMany(limit: number): Promise<Lease[]>
   renew(lease: Lease): boolean
   complete(lease: Lease): boolean
   retry(lease: Lease, delayMs: number, error: string): boolean

@@ -35,6 +35,9 @@ export class Worker {
   private pollTimer: NodeJS.Timeout | undefined
   private sweepTimer: NodeJS.Timeout | undefined
   private running = false
+  /** The claim being committed, if any. */
+  private claim: Promise<void> | undefined
+  private kickedWhileClaiming = false
 
   constructor(
     private readonly queue: QueuePort,
@@ -56,24 +59,39 @@ export class Worker {
   kick(): void {
     if (!this.running) return
     clearTimeout(this.pollTimer)
-    try {
-      // Claims come in chunks of a quarter of the slots (one commit each), or at once when
-      // the worker is idle, rather than one commit per event.
-      const free = this.options.concurrency - this.inFlight.size
-      if (free >= Math.max(1, Math.floor(this.options.concurrency / 4)) || this.inFlight.size === 0) {
-        for (const lease of this.queue.claimMany(free)) {
-          const job: Promise<void> = this.run(lease).finally(() => {
-            this.inFlight.delete(job)
-            this.kick()
-          })
-          this.inFlight.add(job)
-        }
-      }
-    } catch (error) {
-      this.counters.workerFailures.inc()
-      this.log.error({ err: error }, 'worker loop failed to claim; retrying')
+    this.pollTimer = setTimeout(() => this.kick(), this.options.pollMs)
+    // One claim at a time: a kick while one is being committed claims again right after it.
+    if (this.claim) {
+      this.kickedWhileClaiming = true
+      return
     }
-    if (this.running) this.pollTimer = setTimeout(() => this.kick(), this.options.pollMs)
+    // Claims come in chunks of a quarter of the slots, or at once when the worker is idle.
+    const free = this.options.concurrency - this.inFlight.size
+    if (free < Math.max(1, Math.floor(this.options.concurrency / 4)) && this.inFlight.size > 0) return
+    this.claim = new Promise<Lease[]>((resolve) => resolve(this.queue.claimMany(free)))
+      .then(
+        (leases) => {
+          // Even after stop(): it waits for this claim, then for these events.
+          for (const lease of leases) {
+            const job: Promise<void> = this.run(lease).finally(() => {
+              this.inFlight.delete(job)
+              this.kick()
+            })
+            this.inFlight.add(job)
+          }
+        },
+        (error: unknown) => {
+          this.counters.workerFailures.inc()
+          this.log.error({ err: error }, 'worker loop failed to claim; retrying')
+        },
+      )
+      .finally(() => {
+        this.claim = undefined
+        if (this.kickedWhileClaiming) {
+          this.kickedWhileClaiming = false
+          this.kick()
+        }
+      })
   }
 
   /** Stops claiming and waits for events in flight, at most `timeoutMs` (D28). */
@@ -83,7 +101,8 @@ export class Worker {
     clearInterval(this.sweepTimer)
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())
     // Unfinished events keep their lease; it expires and another start re-processes them.
-    await Promise.race([Promise.allSettled([...this.inFlight]).then(() => undefined), timeout])
+    const drained = (this.claim ?? Promise.resolve()).then(() => Promise.allSettled([...this.inFlight]))
+    await Promise.race([drained.then(() => undefined), timeout])
   }
 
   private async run(lease: Lease): Promise<void> {

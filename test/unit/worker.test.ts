@@ -11,7 +11,7 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
   const retried: string[] = []
   const failed: string[] = []
   const queue: QueuePort = {
-    claimMany: (limit) => waiting.splice(0, limit),
+    claimMany: async (limit) => waiting.splice(0, limit),
     renew: () => true,
     complete: (lease) => (done.includes(lease.eventId) ? false : (done.push(lease.eventId), true)),
     retry: (lease) => (retried.push(lease.eventId), true),
@@ -47,6 +47,7 @@ describe('Worker (D25)', () => {
     const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
     const worker = new Worker(queue, process, counters, { ...options, concurrency: 4 }, log)
     worker.start()
+    await settle()
     expect(gates).toHaveLength(4) // four waiting at once, the other six still queued
     while (done.length < 10) {
       for (const open of gates.splice(0)) open()
@@ -82,8 +83,8 @@ describe('Worker (D25)', () => {
     const { queue } = memoryQueue(Array.from({ length: 20 }, (_, i) => `e${i}`))
     const claims: number[] = []
     const claimMany = queue.claimMany
-    queue.claimMany = (limit) => {
-      const leases = claimMany(limit)
+    queue.claimMany = async (limit) => {
+      const leases = await claimMany(limit)
       if (leases.length > 0) claims.push(leases.length)
       return leases
     }
@@ -92,6 +93,7 @@ describe('Worker (D25)', () => {
     const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
     const worker = new Worker(queue, process, counters, { ...options, concurrency: 8 }, log)
     worker.start()
+    await settle()
     expect(claims).toEqual([8])
     gates.shift()?.()
     await settle()
@@ -100,5 +102,64 @@ describe('Worker (D25)', () => {
     await settle()
     expect(claims).toEqual([8, 2])
     await worker.stop(10)
+  })
+
+  it('claims one chunk at a time: kicks during a claim lead to one more claim after its commit', async () => {
+    const { queue } = memoryQueue(Array.from({ length: 6 }, (_, i) => `e${i}`))
+    const commits: Array<() => void> = []
+    const limits: number[] = []
+    const claimMany = queue.claimMany
+    queue.claimMany = (limit) => {
+      limits.push(limit)
+      // The claim commits when the test says so, like a WriteBatcher at the end of a turn.
+      return new Promise((resolve) => commits.push(() => resolve(claimMany(limit))))
+    }
+    const process = async () => 'ok'
+    const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
+    const worker = new Worker(queue, process, counters, { ...options, concurrency: 2 }, log)
+    worker.start()
+    worker.kick()
+    worker.kick()
+    expect(limits).toEqual([2]) // the two kicks wait for the claim being committed
+    commits.shift()?.()
+    await settle()
+    expect(limits.length).toBe(2) // one claim after it, not one per kick
+    while (commits.length > 0) {
+      commits.shift()?.()
+      await settle()
+    }
+    await worker.stop(1000)
+    expect(counters.workerFailures.n).toBe(0)
+  })
+
+  it('stop() waits for a claim being committed and for the events it claimed', async () => {
+    const { queue, done } = memoryQueue(['claimed-before-stop'])
+    let commit: () => void = () => {}
+    const claimMany = queue.claimMany
+    queue.claimMany = (limit) => new Promise((resolve) => (commit = () => resolve(claimMany(limit))))
+    const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
+    const slow = () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 100))
+    const worker = new Worker(queue, slow, counters, { ...options, concurrency: 2 }, log)
+    worker.start()
+    const stopped = worker.stop(5000)
+    commit()
+    await stopped
+    expect(done).toEqual(['claimed-before-stop'])
+  })
+
+  it('counts a failed claim and claims again on the next kick', async () => {
+    const { queue, done } = memoryQueue(['after-the-failure'])
+    const claimMany = queue.claimMany
+    let failures = 1
+    queue.claimMany = (limit) => (failures-- > 0 ? Promise.reject(new Error('database is locked')) : claimMany(limit))
+    const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
+    const worker = new Worker(queue, async () => 'ok', counters, { ...options, concurrency: 2 }, log)
+    worker.start()
+    await settle()
+    expect(counters.workerFailures.n).toBe(1)
+    worker.kick()
+    await settle()
+    expect(done).toEqual(['after-the-failure'])
+    await worker.stop(1000)
   })
 })
