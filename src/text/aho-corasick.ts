@@ -80,7 +80,8 @@ export class AhoCorasick {
     const exports = instantiateDfaScan()
     exports.memory.grow(Math.ceil((classesBytes + tableBytes) / page))
     new Int32Array(exports.memory.buffer, 0, 256).set(classOf.map((k) => k * 4))
-    // Class 0 stands for bytes in no word: from any state they lead where byte -1 would.
+    // Class 0 (the bytes in no word) leads back to the root from every state: its column
+    // stands for byte -1, which no word holds.
     const reports = (state: number) => ((this.outputs[state]?.length ?? 0) > 0 ? 0x80000000 : 0)
     this.fillTable(
       new Uint32Array(exports.memory.buffer, classesBytes, this.next.length * columns),
