@@ -12,6 +12,8 @@ export interface ReceivedMail {
   html: string
   /** The raw message and its decoded parts: whatever a reader of the mail could see. */
   content: string
+  /** The SMTP envelope (MAIL FROM, RCPT TO) it came with; empty when parsed from a file. */
+  envelope: { from: string; to: string[] }
 }
 
 /** The raw headers, and the decoded parts as a real MIME parser (mailparser) reads them. */
@@ -25,7 +27,15 @@ export async function parseMail(raw: string): Promise<ReceivedMail> {
   const parsed = await simpleParser(raw)
   const text = parsed.text ?? ''
   const html = typeof parsed.html === 'string' ? parsed.html : ''
-  return { raw, headers, subject: parsed.subject ?? '', text, html, content: `${raw}\n${text}\n${html}` }
+  return {
+    raw,
+    headers,
+    subject: parsed.subject ?? '',
+    text,
+    html,
+    content: `${raw}\n${text}\n${html}`,
+    envelope: { from: '', to: [] },
+  }
 }
 
 /** A real SMTP server in this process; `reject` answers every recipient with that code. */
@@ -41,12 +51,14 @@ export async function startSmtp(options: { reject?: number } = {}) {
       error.responseCode = options.reject
       callback(error)
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
+        const { mailFrom, rcptTo } = session.envelope
+        const envelope = { from: mailFrom ? mailFrom.address : '', to: rcptTo.map((r) => r.address) }
         parseMail(Buffer.concat(chunks).toString('utf8')).then((mail) => {
-          mails.push(mail)
+          mails.push({ ...mail, envelope })
           callback()
         }, callback)
       })
