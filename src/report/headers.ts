@@ -2,13 +2,18 @@
 // can add a header or split the message; length is capped so a 10 KB label stays readable.
 const maxSubject = 300
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+const controlCharacters = /[\x00-\x1f\x7f]/g
+
 export function headerValue(text: string, max = maxSubject): string {
-  const visible = Array.from(text, (ch) => {
-    const code = ch.charCodeAt(0)
-    return code < 0x20 || code === 0x7f ? ' ' : ch
-  }).join('')
-  const clean = visible.replace(/\s{2,}/g, ' ').trim()
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean
+  const clean = text
+    .replace(controlCharacters, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim()
+  if (clean.length <= max) return clean
+  // The cut never splits a surrogate pair (half an emoji would reach the mail as U+FFFD).
+  const cut = /[\ud800-\udbff]/.test(clean.charAt(max - 2)) ? max - 2 : max - 1
+  return `${clean.slice(0, cut)}…`
 }
 
 export function diagnosisSubject(a: {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { domainToASCII } from 'node:url'
 import { encodeWords, foldLines } from 'nodemailer/lib/mime-funcs'
 import { encode as encodeQuotedPrintable, wrap as wrapQuotedPrintable } from 'nodemailer/lib/qp'
@@ -25,8 +24,8 @@ export function composeMessage(
 ): Buffer {
   const eol = options.newline ?? '\r\n'
   // "=_" never occurs in base64 or quoted-printable output, so no body line can be mistaken
-  // for the boundary.
-  const boundary = `=_diag_${randomBytes(12).toString('hex')}`
+  // for the boundary, whatever follows; the event id makes it the same on a re-send.
+  const boundary = `=_diag_${mail.eventId.replace(/[^0-9A-Za-z]/g, '')}`
   const headers: Array<[string, string]> = [
     ['From', address(from)],
     ['To', mail.recipients.map(address).join(', ')],

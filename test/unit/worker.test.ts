@@ -13,9 +13,9 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
   const queue: QueuePort = {
     claimMany: async (limit) => waiting.splice(0, limit),
     renew: () => true,
-    complete: (lease) => (done.includes(lease.eventId) ? false : (done.push(lease.eventId), true)),
-    retry: (lease) => (retried.push(lease.eventId), true),
-    fail: (lease) => (failed.push(lease.eventId), true),
+    complete: (lease) => !done.includes(lease.eventId) && done.push(lease.eventId) > 0,
+    retry: (lease) => retried.push(lease.eventId) > 0,
+    fail: (lease) => failed.push(lease.eventId) > 0,
     recoverExpired: () => ({ recovered: 0, exhausted: 0 }),
   }
   return { queue, done, retried, failed }
