@@ -46,6 +46,26 @@ function pathResolver(value: unknown, path: string): unknown {
     : undefined
 }
 
+/**
+ * The log pattern a rule cannot match without: a `logPatterns contains <key>` condition
+ * at the top of its `all`. The pattern index decides such a rule before the engine runs.
+ */
+function requiredLogPattern(conditions: Condition): string | null {
+  if (!('all' in conditions)) return null
+  for (const c of conditions.all) {
+    if (
+      'fact' in c &&
+      c.fact === 'logPatterns' &&
+      c.operator === 'contains' &&
+      !c.path &&
+      typeof c.value === 'string'
+    ) {
+      return c.value
+    }
+  }
+  return null
+}
+
 /** A custom rule as a json-rules-engine rule: its pattern matched, and its alert if scoped (D19). */
 function customConditions(rule: CustomRule): Condition {
   const all: Condition[] = [{ fact: 'logPatterns', operator: 'contains', value: customKey(rule) }]
@@ -59,16 +79,19 @@ function customConditions(rule: CustomRule): Condition {
  * in; evaluations already running finish on the version they started with.
  *
  * Each evaluation runs its own json-rules-engine Engine (the engine keeps one status per
- * run, so engines are never shared between evaluations). It holds the built-ins and the
- * custom rules whose pattern occurred in the excerpt: a custom rule requires its pattern,
- * so the index has already decided the others (false), and 1,000 rules cost one scan.
+ * run, so engines are never shared between evaluations). It holds the rules that can
+ * still match: a custom rule requires its pattern, and so do half the built-ins (a
+ * `logPatterns contains` condition at the top of their `all`), so the index has already
+ * decided those whose pattern did not occur (false): 1,000 rules cost one scan, and the
+ * engine runs about half the built-ins (about 0.3 ms instead of 0.35 to 0.4 per event:
+ * most of a run is the engine's own fixed cost).
  */
 export class Catalogue {
   readonly rules: readonly CatalogueRule[]
   private readonly index: PatternIndex
   private readonly sources: PatternSource[] = []
   private readonly markedIndexes = new WeakMap<readonly string[], PatternIndex>()
-  private readonly builtinRuleProperties: RuleProperties[]
+  private readonly builtinRuleProperties: Array<{ properties: RuleProperties; requires: string | null }>
   private readonly customRuleProperties = new Map<string, RuleProperties>()
 
   constructor(
@@ -88,7 +111,10 @@ export class Catalogue {
       conditions: (isBuiltin(rule) ? rule.conditions : customConditions(rule)) as RuleProperties['conditions'],
       event: { type: 'match' },
     })
-    this.builtinRuleProperties = builtins.map(properties)
+    this.builtinRuleProperties = builtins.map((rule) => ({
+      properties: properties(rule),
+      requires: requiredLogPattern(rule.conditions),
+    }))
     for (const rule of custom) this.customRuleProperties.set(customKey(rule), properties(rule))
   }
 
@@ -131,8 +157,11 @@ export class Catalogue {
    * catalogue (the worker matches on an analysis thread); `facts.logText` is not read.
    */
   async evaluate(facts: EvidenceFacts, logMatches: ReadonlyMap<string, PatternMatch>): Promise<Diagnosis> {
+    const builtins = this.builtinRuleProperties.flatMap(({ properties, requires }) =>
+      requires === null || logMatches.has(requires) ? [properties] : [],
+    )
     const candidates = [...logMatches.keys()].flatMap((key) => this.customRuleProperties.get(key) ?? [])
-    const engine = new Engine([...this.builtinRuleProperties, ...candidates], {
+    const engine = new Engine([...builtins, ...candidates], {
       allowUndefinedFacts: true,
       pathResolver,
     })

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Engine, type RuleProperties } from 'json-rules-engine'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { emptyFacts, withLogExcerpt } from '../../src/evidence/facts.js'
 import { summarizeGc } from '../../src/evidence/gc-log.js'
@@ -13,6 +14,7 @@ import type { CustomRule, EvidenceFacts } from '../../src/rules/types.js'
 import { openDatabase } from '../../src/store/database.js'
 import { RulesRepository } from '../../src/store/rules-repository.js'
 import { benignLog, branchEvidence } from '../fixtures/branch-evidence.js'
+import { random } from '../helpers/random.js'
 
 const alert = { alertname: 'AppServerHealthCheckFailing', instance: 'app-01', severity: 'critical' }
 
@@ -210,6 +212,56 @@ describe('custom rules in the engine (D19, D21)', () => {
     const huge = `early marker line\n${'x'.repeat(600 * 1024)}\nORDERS-7 late`
     const diagnosis = await catalogue.diagnose(withLogExcerpt(emptyFacts(alert), huge))
     expect(diagnosis.primary.rule.branch).toBe('TD-08')
+  })
+
+  it('leaves out only rules the engine would find false: same matches as every rule in one engine (property)', async () => {
+    const catalogue = new Catalogue(
+      builtins,
+      [custom(1, 'ORDERS-7', { ruleId: 'BatchJobFailed' }), custom(2, 'x')],
+      versions,
+    )
+    const everything = (facts: EvidenceFacts, keys: string[]) =>
+      new Engine(
+        catalogue.rules.map((rule) => ({
+          name: String(rule.id),
+          conditions: ('conditions' in rule
+            ? rule.conditions
+            : {
+                all: [
+                  { fact: 'logPatterns', operator: 'contains', value: `custom-${rule.id}` },
+                  ...(rule.ruleId
+                    ? [{ fact: 'alert', path: '$.alertname', operator: 'equal', value: rule.ruleId }]
+                    : []),
+                ],
+              }) as RuleProperties['conditions'],
+          event: { type: 'match' },
+        })),
+        { allowUndefinedFacts: true },
+      )
+        .run({ logPatterns: keys, evidence: { available: facts.available }, ...facts })
+        .then((result) => new Set(result.results.map((r) => r.name)))
+    const next = random(2111)
+    const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)] as T
+    const keys = [...builtins.map((rule) => rule.branch), 'custom-1', 'custom-2']
+    for (let round = 0; round < 300; round++) {
+      const base = emptyFacts({ ...alert, alertname: pick(['AppServerHealthCheckFailing', 'BatchJobFailed']) })
+      const facts: EvidenceFacts = {
+        ...base,
+        available: next() < 0.8,
+        gc: { fullCollections: 5, fullCollectionsHighOccupancy: pick([0, 3, 5]), maxPauseMs: pick([0, 1500]) },
+        container: { ...base.container, oomKilled: next() < 0.2, crashExits: pick([0, 2]), errorExits: pick([0, 1]) },
+        metrics: { heapUsedRatio: pick([null, 0.5, 0.95]), threads: null },
+        probe: { ...base.probe, outcome: pick(['ok', 'http_error', 'timeout', 'unavailable'] as const) },
+      }
+      const present = keys.filter(() => next() < 0.15)
+      const matches = new Map(present.map((key) => [key, { line: 1, text: key, context: [] }]))
+      const diagnosis = await catalogue.evaluate(facts, matches as never)
+      const expected = await everything(facts, present)
+      expect({ round, matched: diagnosis.trace.filter((t) => t.matched).map((t) => String(t.id)) }).toEqual({
+        round,
+        matched: catalogue.rules.map((rule) => String(rule.id)).filter((id) => expected.has(id)),
+      })
+    }
   })
 
   it('evaluates concurrently on one catalogue without interference', async () => {
