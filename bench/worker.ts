@@ -3,6 +3,7 @@
 // its Retry-After), measured until the last report reaches a local SMTP server (issue 4).
 // Prints events/s, alert-to-mail latency p50/p99 and the service's RSS. Never fails on speed.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -109,6 +110,36 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 }
 
+/**
+ * CPU milliseconds of one calibration unit, a fixed mix of what the service does (hashing,
+ * JSON, a regular expression over log text), measured in this process while the service
+ * is idle: how fast the machine is at that moment, whatever the service's code does.
+ */
+function calibrate(): number {
+  const log = Buffer.from('2026-11-22 05:00:00,000 INFO  [exec-1] com.example.Service - processed order\n'.repeat(8192))
+  const text = log.toString('utf8')
+  const document = Array.from({ length: 2000 }, (_, i) => ({
+    id: i,
+    labels: { instance: `app-${i}`, severity: 'warning' },
+  }))
+  const work = () => {
+    createHash('sha256').update(log).digest()
+    JSON.parse(JSON.stringify(document))
+    return /OutOfMemoryError|deadlock detected/.test(text)
+  }
+  for (let i = 0; i < 5; i++) work()
+  const start = process.cpuUsage()
+  let units = 0
+  let used = 0
+  while (used < 200_000) {
+    work()
+    units++
+    const cpu = process.cpuUsage(start)
+    used = cpu.user + cpu.system
+  }
+  return used / 1000 / units
+}
+
 async function main() {
   mkdirSync(join(packageRoot, '.bench'), { recursive: true })
   const work = mkdtempSync(join(packageRoot, '.bench', 'worker-'))
@@ -193,7 +224,10 @@ async function main() {
       }
     }
     const cold = await storm(0, warmup)
+    const calibrationBefore = calibrate()
     const warm = await storm(warmup, alerts)
+    const calibrationAfter = calibrate()
+    const unit = (calibrationBefore + calibrationAfter) / 2
 
     // Latency per alert: its event id (in the mail) maps to its fingerprint in the store.
     const identities = new Map<string, string>()
@@ -223,6 +257,11 @@ async function main() {
     out(`service CPU / event   ${perEvent(warm.serviceCpu, alerts)} ms (all its threads)`)
     out(`benchmark CPU / event ${perEvent(warm.benchCpu, alerts)} ms (senders and SMTP server)`)
     out(`service / benchmark   ${(warm.serviceCpu / warm.benchCpu).toFixed(2)} (CPU per event, ratio)`)
+    // The machine's speed itself, measured by fixed work that nothing in the service changes.
+    out(
+      `calibration unit      ${unit.toFixed(1)} ms of CPU (before ${calibrationBefore.toFixed(1)}, after ${calibrationAfter.toFixed(1)})`,
+    )
+    out(`service / calibration ${((warm.serviceCpu * 1000) / alerts / unit).toFixed(3)} (CPU per event, in units)`)
     if (warmup > 0)
       out(
         `cold start            ${(warmup / cold.seconds).toFixed(1)} events/s, service CPU / event ${perEvent(cold.serviceCpu, warmup)} ms (first ${warmup} alerts)`,
