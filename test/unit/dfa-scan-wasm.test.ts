@@ -19,12 +19,12 @@ describe('the WebAssembly scan loop', () => {
   it('walks two chains apart and reports each hit with its address and row', () => {
     // One state besides the root, reached on byte "x" (class 1) from anywhere: a word "x".
     const { memory, scan } = instantiateDfaScan()
-    const words = new Int32Array(memory.buffer)
-    words['x'.charCodeAt(0)] = 4 // the column of class 1, in bytes
+    const memory32 = new Int32Array(memory.buffer)
+    memory32['x'.charCodeAt(0)] = 4 // classes at 0: byte "x" has the column of class 1 (4 bytes in)
     const table = 1024
     const rowBytes = 8 // two classes
     // root: class 0 -> root, class 1 -> state 1 (reports); state 1: the same.
-    words.set([0, (rowBytes | 0x80000000) >> 0, 0, (rowBytes | 0x80000000) >> 0], table / 4)
+    memory32.set([0, (rowBytes | 0x80000000) >> 0, 0, (rowBytes | 0x80000000) >> 0], table / 4)
     const input = 2048
     new Uint8Array(memory.buffer).set(Buffer.from('ax\nxx'), input)
     const [a, b] = scan(table, 0, input, input + 3, 4096, input + 3, input + 5, 8192)
