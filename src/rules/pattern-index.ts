@@ -130,7 +130,7 @@ export class PatternIndex {
         offsets.set(key, start)
       return undefined
     })
-    return this.withRegexMatches(excerpt, seenWords, locate(bytes, offsets))
+    return this.withRegexMatches(excerpt, seenWords, locate(bytes, offsets, 'offset'))
   }
 
   /**
@@ -220,7 +220,7 @@ export class PatternIndex {
     seenWords: Set<number>,
     excerpt: Excerpt = excerptOf(bytes),
   ): Map<string, PatternMatch> {
-    return this.withRegexMatches(excerpt, seenWords, locateLines(bytes, firstLine))
+    return this.withRegexMatches(excerpt, seenWords, locate(bytes, firstLine, 'line'))
   }
 
   /** Runs the regular expressions whose required literals all occurred, on the text. */
@@ -246,34 +246,22 @@ export class PatternIndex {
   }
 }
 
-/** Line numbers to their text and context, with one pass over the newlines. */
-function locateLines(bytes: Buffer, lines: Map<string, number>): Map<string, PatternMatch> {
+/**
+ * The line (with context) of each key's first match, given as a line number or as a byte
+ * offset, with one pass over the newlines for all keys.
+ */
+function locate(bytes: Buffer, targets: Map<string, number>, unit: 'line' | 'offset'): Map<string, PatternMatch> {
   const result = new Map<string, PatternMatch>()
-  const sorted = [...lines].sort((a, b) => a[1] - b[1])
+  const lines = new ByteLines(bytes)
   let line = 1
   let lineStart = 0
-  for (const [key, wanted] of sorted) {
-    while (line < wanted) {
-      lineStart = bytes.indexOf(10, lineStart) + 1
-      line++
-    }
-    result.set(key, withContext(new ByteLines(bytes), line, lineStart))
-  }
-  return result
-}
-
-/** Turns byte offsets into line numbers and context with one pass over the newlines. */
-function locate(bytes: Buffer, offsets: Map<string, number>): Map<string, PatternMatch> {
-  const result = new Map<string, PatternMatch>()
-  const sorted = [...offsets].sort((a, b) => a[1] - b[1])
-  let line = 1
-  let lineStart = 0
-  for (const [key, offset] of sorted) {
-    for (let nl = bytes.indexOf(10, lineStart); nl !== -1 && nl < offset; nl = bytes.indexOf(10, lineStart)) {
+  for (const [key, target] of [...targets].sort((a, b) => a[1] - b[1])) {
+    for (let nl = bytes.indexOf(10, lineStart); nl !== -1; nl = bytes.indexOf(10, lineStart)) {
+      if (unit === 'line' ? line >= target : nl >= target) break
       line++
       lineStart = nl + 1
     }
-    result.set(key, withContext(new ByteLines(bytes), line, lineStart))
+    result.set(key, withContext(lines, line, lineStart))
   }
   return result
 }
