@@ -200,11 +200,10 @@ export async function startService(config: Config, announce: Announce = () => {}
       httpTimeoutMs: config.httpTimeoutMs,
       now: () => new Date(),
     }
-    const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
     worker = new Worker(
-      batchedClaims(queue, batcher),
-      async (lease) => {
-        const outcome = await processEvent(lease.eventId, deps, () => queue.complete(lease))
+      batchedClaims(new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 }), batcher),
+      async (lease, complete) => {
+        const outcome = await processEvent(lease.eventId, deps, complete)
         sender.kick()
         return outcome
       },

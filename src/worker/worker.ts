@@ -41,8 +41,11 @@ export class Worker {
 
   constructor(
     private readonly queue: QueuePort,
-    /** Processes the leased event; may complete the lease inside its own commit. */
-    private readonly process: (lease: Lease) => Promise<string>,
+    /**
+     * Processes the leased event. It may call `complete` inside its own commit (the queue
+     * item done with the result); otherwise the worker completes the lease afterwards.
+     */
+    private readonly process: (lease: Lease, complete: () => void) => Promise<string>,
     private readonly counters: Counters,
     private readonly options: WorkerOptions,
     private readonly log: Log,
@@ -117,9 +120,12 @@ export class Worker {
       Math.max(100, Math.floor(this.options.leaseMs / 3)),
     )
     try {
-      const outcome = await this.process(lease)
-      // A no-op when the processor completed the lease in its commit (no write, no fsync).
-      this.queue.complete(lease)
+      let completed = false
+      const outcome = await this.process(lease, () => {
+        this.queue.complete(lease)
+        completed = true
+      })
+      if (!completed) this.queue.complete(lease)
       this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
     } catch (error) {
       this.counters.workerFailures.inc()

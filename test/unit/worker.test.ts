@@ -104,6 +104,26 @@ describe('Worker (D25)', () => {
     await worker.stop(10)
   })
 
+  it('completes each lease once: inside the commit of the processor when it asks, else after it', async () => {
+    const { queue } = memoryQueue(['committed', 'gone'])
+    const completions: string[] = []
+    const complete = queue.complete
+    queue.complete = (lease) => {
+      completions.push(lease.eventId)
+      return complete(lease)
+    }
+    const process = async (lease: Lease, completeInCommit: () => void) => {
+      if (lease.eventId === 'committed') completeInCommit() // the result's commit took the queue item with it
+      return 'ok'
+    }
+    const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
+    const worker = new Worker(queue, process, counters, { ...options, concurrency: 2 }, log)
+    worker.start()
+    await settle()
+    expect(completions.sort()).toEqual(['committed', 'gone'])
+    await worker.stop(1000)
+  })
+
   it('claims one chunk at a time: kicks during a claim lead to one more claim after its commit', async () => {
     const { queue } = memoryQueue(Array.from({ length: 6 }, (_, i) => `e${i}`))
     const commits: Array<() => void> = []
