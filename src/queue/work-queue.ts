@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../store/database.js'
-
-export interface Lease {
-  itemId: number
-  eventId: string
-  token: string
-  /** Processing attempts including this one. */
-  attempts: number
-}
+import type { Lease } from '../worker/ports.js'
 
 export interface QueueOptions {
   /** How long a claim holds before another worker may take the item over. */
@@ -56,10 +49,6 @@ export class WorkQueue {
 
   private now(): number {
     return this.options.now?.() ?? Date.now()
-  }
-
-  claim(): Lease | null {
-    return this.claimMany(1)[0] ?? null
   }
 
   /**

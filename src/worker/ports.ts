@@ -57,6 +57,7 @@ export interface Lease {
   itemId: number
   eventId: string
   token: string
+  /** Processing attempts including this one. */
   attempts: number
 }
 

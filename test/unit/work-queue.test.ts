@@ -5,6 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { WorkQueue } from '../../src/queue/work-queue.js'
 import { type Db, openDatabase } from '../../src/store/database.js'
 import { EventWriter } from '../../src/store/event-writer.js'
+import type { Lease } from '../../src/worker/ports.js'
 
 describe('WorkQueue (D25)', () => {
   let db: Db
@@ -29,6 +30,8 @@ describe('WorkQueue (D25)', () => {
     await writer.submit({ receiver: 'r', groupKey: 'g', principal: 'p', alerts: [event('first'), event('second')] })
   })
   const status = () => db.prepare('SELECT status, attempts, expiries FROM queue_items ORDER BY id').all()
+  /** One claim of one item, as the worker's chunks take them. */
+  const claim = (): Lease | null => queue.claimMany(1)[0] ?? null
 
   it('claims several items in one statement, oldest first, each changed only with its own item id', () => {
     const [first, second, ...none] = queue.claimMany(5)
@@ -41,11 +44,11 @@ describe('WorkQueue (D25)', () => {
   })
 
   it('claims the oldest item once, and changes it only with its lease token', () => {
-    const lease = queue.claim()
+    const lease = claim()
     expect(lease).toMatchObject({ itemId: 1, attempts: 1 })
-    const second = queue.claim()
+    const second = claim()
     expect(second?.itemId).toBe(2)
-    expect(queue.claim()).toBeNull()
+    expect(claim()).toBeNull()
     expect(queue.complete({ ...(lease as NonNullable<typeof lease>), token: 'forged' })).toBe(false)
     expect(queue.renew(lease as NonNullable<typeof lease>)).toBe(true)
     expect(queue.complete(lease as NonNullable<typeof lease>)).toBe(true)
@@ -54,8 +57,8 @@ describe('WorkQueue (D25)', () => {
   })
 
   it('re-queues an expired lease 3 times, then fails the item on the 4th expiry', () => {
-    queue.claim() // item 1: its worker dies and never renews
-    const keep = queue.claim()
+    claim() // item 1: its worker dies and never renews
+    const keep = claim()
     for (let expiry = 1; expiry <= 4; expiry++) {
       now += 1001
       if (keep) queue.renew(keep) // item 2's worker is alive and renews
@@ -63,7 +66,7 @@ describe('WorkQueue (D25)', () => {
       if (expiry <= 3) {
         expect(outcome).toEqual({ recovered: 1, exhausted: 0 })
         expect(status()[0]).toMatchObject({ status: 'queued', expiries: expiry })
-        expect(queue.claim()?.itemId).toBe(1)
+        expect(claim()?.itemId).toBe(1)
       } else {
         expect(outcome).toEqual({ recovered: 0, exhausted: 1 })
         expect(status()[0]).toMatchObject({ status: 'failed', expiries: 4 })
@@ -73,11 +76,11 @@ describe('WorkQueue (D25)', () => {
   })
 
   it('locks out a worker whose lease expired and was taken over', () => {
-    const stale = queue.claim() as NonNullable<ReturnType<WorkQueue['claim']>>
-    queue.claim()
+    const stale = claim() as Lease
+    claim()
     now += 1001
     queue.recoverExpired()
-    const fresh = queue.claim() as NonNullable<ReturnType<WorkQueue['claim']>>
+    const fresh = claim() as Lease
     expect(fresh.itemId).toBe(stale.itemId)
     expect(queue.renew(stale)).toBe(false)
     expect(queue.complete(stale)).toBe(false)
@@ -85,11 +88,11 @@ describe('WorkQueue (D25)', () => {
   })
 
   it('retries after a processing error with a delay, and fails for good on request', () => {
-    const lease = queue.claim() as NonNullable<ReturnType<WorkQueue['claim']>>
+    const lease = claim() as Lease
     expect(queue.retry(lease, 5000, 'boom')).toBe(true)
-    expect(queue.claim()?.itemId).toBe(2) // item 1 is not due yet
+    expect(claim()?.itemId).toBe(2) // item 1 is not due yet
     now += 5000
-    const again = queue.claim() as NonNullable<ReturnType<WorkQueue['claim']>>
+    const again = claim() as Lease
     expect(again).toMatchObject({ itemId: 1, attempts: 2 })
     expect(queue.fail(again, 'still broken')).toBe(true)
     expect(status()[0]).toMatchObject({ status: 'failed', attempts: 2 })
