@@ -92,18 +92,19 @@ export class AnalysisPool implements LogAnalyzer {
   private spawn(): Thread {
     const worker = new Worker(this.script)
     let started = false
+    let markOnline = () => {}
     const online = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: ThreadReply) => {
-        if (reply.type !== 'ready') return
-        started = true
-        resolve()
-      })
+      markOnline = resolve
       worker.once('exit', (code) => reject(new Error(`analysis thread exited (${code}) before it ran`)))
     })
     online.catch(() => {}) // observed through ready()
     const thread: Thread = { worker, online, pending: new Map(), catalogue: undefined }
     thread.worker.on('message', (reply: ThreadReply) => {
-      if (reply.type === 'ready') return
+      if (reply.type === 'ready') {
+        started = true
+        markOnline()
+        return
+      }
       const pending = thread.pending.get(reply.id)
       thread.pending.delete(reply.id)
       if (reply.type === 'done') pending?.resolve(reply.analysis)
