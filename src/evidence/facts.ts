@@ -1,4 +1,5 @@
 import type { EvidenceFacts } from '../rules/types.js'
+import { excerptOfText } from '../text/excerpt.js'
 import { summarizeGc } from './gc-log.js'
 
 export interface AlertIdentity {
@@ -23,5 +24,5 @@ export function emptyFacts(alert: AlertIdentity): EvidenceFacts {
 /** Facts from a (redacted) log excerpt alone, as `diag rules test` and the log collector use. */
 export function withLogExcerpt(facts: EvidenceFacts, logText: string): EvidenceFacts {
   if (logText.length === 0) return facts
-  return { ...facts, available: true, logText, gc: summarizeGc(logText) }
+  return { ...facts, available: true, logText, gc: summarizeGc(excerptOfText(logText)) }
 }

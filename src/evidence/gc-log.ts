@@ -2,6 +2,7 @@
 // unified JVM logging of JDK 9+ (`GC(12) Pause Full (Allocation Failure) 1980M->1975M(2048M)
 // 1234.567ms`) and the legacy JDK 8 format (`[Full GC (Ergonomics) [PSYoungGen: …]
 // [ParOldGen: 9000K->8990K(9216K)] …, 7.2680812 secs]`).
+import type { Excerpt } from '../text/excerpt.js'
 
 export interface GcSummary {
   fullCollections: number
@@ -30,14 +31,14 @@ function occupancyAfter(line: string): number | null {
   return capacity > 0 ? kib(heap[3], heap[4]) / capacity : null
 }
 
-/** Every GC line holds `GC` or `Pause`: an excerpt without either needs no decoding. */
-export const mayHoldGcEvents = (bytes: Buffer) => bytes.includes('GC') || bytes.includes('Pause')
-
-/** The GC events of a log excerpt. */
-export function summarizeGc(text: string): GcSummary {
+/**
+ * The GC events of a log excerpt. Every GC line holds `GC` or `Pause`: an excerpt without
+ * either is not even decoded.
+ */
+export function summarizeGc(excerpt: Excerpt): GcSummary {
   const summary: GcSummary = { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 }
-  if (!text.includes('GC') && !text.includes('Pause')) return summary
-  for (const raw of text.split('\n')) {
+  if (!excerpt.bytes.includes('GC') && !excerpt.bytes.includes('Pause')) return summary
+  for (const raw of excerpt.text.split('\n')) {
     // A GC line is short; a longer one is not a GC event and is not worth the regexes.
     if (raw.length > 2000 || !/GC|Pause/.test(raw)) continue
     const line = raw.trimEnd()

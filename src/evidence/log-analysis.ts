@@ -1,6 +1,6 @@
 import type { PatternMatch } from '../rules/pattern-index.js'
-import type { Excerpt } from '../text/excerpt.js'
-import { type GcSummary, mayHoldGcEvents, summarizeGc } from './gc-log.js'
+import { type Excerpt, excerptOf } from '../text/excerpt.js'
+import { type GcSummary, summarizeGc } from './gc-log.js'
 import { collectTailsForRedaction, type LogFileSummary } from './log-collector.js'
 import { redactLine, secretMarkers } from './redact.js'
 
@@ -34,12 +34,9 @@ export interface LogAnalysis {
  */
 export function analyzeLogs(files: readonly string[], roots: readonly string[], match: LogMatcher): LogAnalysis {
   const tails = collectTailsForRedaction(files, roots)
-  if (tails.bytes.length === 0) return { files: tails.files, read: false, gc: summarizeGc(''), matches: new Map() }
-  const { excerpt, matches } = match(tails.bytes, secretMarkers, redactLine)
-  return {
-    files: tails.files,
-    read: true,
-    gc: summarizeGc(mayHoldGcEvents(excerpt.bytes) ? excerpt.text : ''),
-    matches,
+  if (tails.bytes.length === 0) {
+    return { files: tails.files, read: false, gc: summarizeGc(excerptOf(tails.bytes)), matches: new Map() }
   }
+  const { excerpt, matches } = match(tails.bytes, secretMarkers, redactLine)
+  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches }
 }

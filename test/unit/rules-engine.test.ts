@@ -13,6 +13,7 @@ import { seedCustomRules } from '../../src/rules/seed.js'
 import type { CustomRule, EvidenceFacts } from '../../src/rules/types.js'
 import { openDatabase } from '../../src/store/database.js'
 import { RulesRepository } from '../../src/store/rules-repository.js'
+import { excerptOfText } from '../../src/text/excerpt.js'
 import { benignLog, branchEvidence } from '../fixtures/branch-evidence.js'
 import { random } from '../helpers/random.js'
 
@@ -276,22 +277,26 @@ describe('custom rules in the engine (D19, D21)', () => {
 describe('summarizeGc', () => {
   it('reads legacy ParallelGC and CMS lines, old generation first', () => {
     const summary = summarizeGc(
-      [
-        '2026-11-22T04:55:01.001+0000: [Full GC (Ergonomics) [PSYoungGen: 1024K->0K(2048K)] [ParOldGen: 9000K->8990K(9216K)] 10024K->8990K(11264K), [Metaspace: 3000K->3000K(1056768K)], 7.2680812 secs] [Times: user=1.2 sys=0.0, real=7.27 secs]',
-        '2026-11-22T04:55:09.001+0000: [Full GC (Allocation Failure) [Tenured: 500K->100K(9216K)] 900K->100K(11264K), 0.5000000 secs]',
-        '2026-11-22T04:55:10.001+0000: [GC (Allocation Failure) [PSYoungGen: 2048K->512K(2048K)] 9000K->8000K(11264K), 0.0123456 secs]',
-      ].join('\n'),
+      excerptOfText(
+        [
+          '2026-11-22T04:55:01.001+0000: [Full GC (Ergonomics) [PSYoungGen: 1024K->0K(2048K)] [ParOldGen: 9000K->8990K(9216K)] 10024K->8990K(11264K), [Metaspace: 3000K->3000K(1056768K)], 7.2680812 secs] [Times: user=1.2 sys=0.0, real=7.27 secs]',
+          '2026-11-22T04:55:09.001+0000: [Full GC (Allocation Failure) [Tenured: 500K->100K(9216K)] 900K->100K(11264K), 0.5000000 secs]',
+          '2026-11-22T04:55:10.001+0000: [GC (Allocation Failure) [PSYoungGen: 2048K->512K(2048K)] 9000K->8000K(11264K), 0.0123456 secs]',
+        ].join('\n'),
+      ),
     )
     expect(summary).toEqual({ fullCollections: 2, fullCollectionsHighOccupancy: 1, maxPauseMs: 7268.081 })
   })
 
   it('reads unified logging and ignores everything else', () => {
     const summary = summarizeGc(
-      [
-        '[2026-11-22T04:55:01.001+0000][info][gc] GC(7) Pause Full (System.gc()) 1000M->100M(2048M) 310.500ms',
-        '[2026-11-22T04:55:02.001+0000][info][gc] GC(8) Pause Remark 1200M->1100M(2048M) 4.125ms',
-        '2026-11-22 04:55:03 INFO GC pressure is fine, Pause for 3000ms requested by user',
-      ].join('\n'),
+      excerptOfText(
+        [
+          '[2026-11-22T04:55:01.001+0000][info][gc] GC(7) Pause Full (System.gc()) 1000M->100M(2048M) 310.500ms',
+          '[2026-11-22T04:55:02.001+0000][info][gc] GC(8) Pause Remark 1200M->1100M(2048M) 4.125ms',
+          '2026-11-22 04:55:03 INFO GC pressure is fine, Pause for 3000ms requested by user',
+        ].join('\n'),
+      ),
     )
     expect(summary).toEqual({ fullCollections: 1, fullCollectionsHighOccupancy: 0, maxPauseMs: 310.5 })
   })
