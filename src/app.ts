@@ -4,7 +4,9 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { createAjv } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import { errors } from './errors.js'
-import { registerErrorHandling } from './http/error-handler.js'
+import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
+import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
+import { createHttpsServer } from './http/https-server.js'
 import './http/fastify-types.js'
 import { authenticate, readinessGate } from './http/request-gates.js'
 import { alertRoutes } from './http/routes/alerts.js'
@@ -29,30 +31,25 @@ export interface AppDeps {
   rateLimitPerMinute: number
 }
 
-/** Timeouts that keep slow or idle clients from pinning connections (issue: transport). */
-export const serverTimeouts = {
-  connectionTimeout: 30_000,
-  keepAliveTimeout: 10_000,
-  requestTimeout: 30_000,
-  headersTimeout: 10_000,
+/** The transport and logging of the app: TLS material and options, pino options. */
+export interface AppOptions {
+  https: HttpsServerOptions
+  logger: FastifyServerOptions['logger']
+  connectionLimits?: ConnectionLimits
 }
 
-/**
- * Builds the Fastify app with every route and hook; the caller chooses the transport.
- * `server.ts` passes the HTTPS options; tests build it the same way.
- */
-export type AppOptions = FastifyServerOptions & { https?: HttpsServerOptions }
-
-export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { headersTimeout, ...fastifyTimeouts } = serverTimeouts
-  const app: FastifyInstance = Fastify({
-    ...fastifyTimeouts,
+/** Builds the Fastify app with every route and hook on its own HTTPS server. */
+export async function buildApp(deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
+  const guard = new ConnectionGuard(options.connectionLimits ?? defaultConnectionLimits, (reason) =>
+    deps.metrics.connectionsRefused.inc({ reason }),
+  )
+  const app = Fastify({
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ...options,
-  } as FastifyServerOptions) as unknown as FastifyInstance
-  // Not a Fastify option: set on the Node server, or Node's 60 s default applies.
-  app.server.headersTimeout = headersTimeout
+    logger: options.logger,
+    serverFactory: (handler) => createHttpsServer(options.https, guard, handler),
+    clientErrorHandler: clientErrorHandler,
+  }) as unknown as FastifyInstance
 
   // Our schemas are draft 2020-12 (D10, D19): Fastify validates with the same ajv flavour.
   const ajv = createAjv({ coerceTypes: false, removeAdditional: false })
@@ -68,7 +65,10 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     // Order matters: readiness (503), then authentication (401), then the per-token rate
     // limit (429, a route-level hook and so after these), then media type (415, preParsing).
     api.addHook('onRequest', readinessGate(deps.readiness))
-    api.addHook('onRequest', authenticate(deps.tokens))
+    api.addHook(
+      'onRequest',
+      authenticate(deps.tokens, (request) => guard.authenticated(request.raw.socket)),
+    )
     if (deps.rateLimitPerMinute > 0) {
       await api.register(rateLimit, {
         max: deps.rateLimitPerMinute,

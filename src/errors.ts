@@ -64,6 +64,9 @@ export const errors = {
     new AppError(503, 'not_ready', 'The service is not ready to accept requests.', {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  malformedRequest: () => new AppError(400, 'malformed_request', 'The request is not valid HTTP/1.1.'),
+  requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time.'),
+  headersTooLarge: () => new AppError(431, 'headers_too_large', 'The request headers are too large.'),
   internal: () => new AppError(500, 'internal_error', 'An internal error occurred.'),
 }
 

@@ -17,6 +17,7 @@ export interface Metrics {
   notificationsFailed: Counter
   alertsReceived: Counter<'outcome'>
   ingestCommits: Counter
+  connectionsRefused: Counter<'reason'>
 }
 
 function fileSize(path: string): number {
@@ -81,6 +82,12 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
       'diagnostic_ingest_commits_total',
       'Transactions that committed webhook requests; concurrent requests share one (group commit)',
     ),
+    connectionsRefused: new Counter({
+      name: 'diagnostic_connections_refused_total',
+      help: 'Connections closed by a bound on hostile clients: anonymous_connections, pipelined_requests, unread_responses',
+      labelNames: ['reason'],
+      registers,
+    }),
     alertsReceived: new Counter({
       name: 'diagnostic_alerts_received_total',
       help: 'Alerts received on the webhook, by outcome (queued or duplicate)',

@@ -117,6 +117,7 @@ export async function startService(config: Config, announce: Announce = () => {}
         ...(material.ca ? { requestCert: true, rejectUnauthorized: true } : {}),
       },
       logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+      connectionLimits: config.connectionLimits,
     },
   )
   if (config.unknownEnvKeys.length > 0) {
@@ -155,7 +156,11 @@ export async function startService(config: Config, announce: Announce = () => {}
     stopping ??= (async () => {
       readiness.set('shutting_down')
       housekeeping.stop()
+      // Requests in flight get half the shutdown bound to finish; then every connection
+      // still open (a client that pipelines and never reads, say) is cut.
+      const cut = setTimeout(() => app.server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2))
       await app.close()
+      clearTimeout(cut)
       await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
       await analyzer.close()
       await sender.stop()

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { createAjv } from '../ajv.js'
+import { type ConnectionLimits, defaultConnectionLimits } from '../http/connection-guard.js'
 import { packageRoot } from '../paths.js'
 import { type ConfigKey, configKeys, configSchema } from './schema.js'
 
@@ -23,6 +24,7 @@ export interface Config {
   queueCapacity: number
   logLevel: LogLevel
   rateLimitPerMinute: number
+  connectionLimits: ConnectionLimits
   shutdownTimeoutMs: number
   workerEnabled: boolean
   workerConcurrency: number
@@ -134,6 +136,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimitPerMinute: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),
+    connectionLimits: {
+      ...defaultConnectionLimits,
+      anonymousConnectionsPerAddress: Number(value.DIAG_ANONYMOUS_CONNECTIONS_PER_ADDRESS),
+      newConnectionsPerAddressPerSecond: Number(value.DIAG_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND),
+    },
     shutdownTimeoutMs: Number(value.DIAG_SHUTDOWN_TIMEOUT_MS),
     workerEnabled: value.DIAG_WORKER === 'on',
     workerConcurrency: Number(value.DIAG_WORKER_CONCURRENCY),

@@ -48,6 +48,16 @@ export const configSchema = {
       description: 'an integer from 0 (off) to 1000000',
       default: 6000,
     }),
+    // Per client address, for connections that have not carried a valid token (0: no bound;
+    // behind a proxy or NAT that gives every client one address, raise or turn off).
+    DIAG_ANONYMOUS_CONNECTIONS_PER_ADDRESS: integer(0, 100_000, {
+      description: 'an integer from 0 (no bound) to 100000',
+      default: 32,
+    }),
+    DIAG_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND: integer(0, 100_000, {
+      description: 'an integer from 0 (no bound) to 100000',
+      default: 16,
+    }),
     DIAG_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000, { default: 10_000 }),
     DIAG_WORKER: { enum: ['on', 'off'], description: 'on or off', default: 'on' },
     // An event mostly waits (its analysis thread, probe, metrics, commit): a storm about

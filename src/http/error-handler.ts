@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
@@ -56,4 +58,38 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const { statusCode, code, message } = errors.notFound('No such endpoint.')
     return reply.code(statusCode).send({ error: code, message })
   })
+}
+
+/** The D7 body as a complete HTTP/1.1 response, for errors raised before Fastify has a request. */
+function rawResponse(error: AppError): string {
+  const body = JSON.stringify({ error: error.code, message: error.message })
+  return [
+    `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n')
+}
+
+/**
+ * Node's parser rejects a malformed request line, oversized headers or a timed-out
+ * request before any route runs; the client gets the same error body as everywhere else.
+ */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const appError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? errors.headersTooLarge()
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? errors.requestTimeout()
+        : errors.malformedRequest()
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  // end() flushes the answer first; a peer that never reads it is cut off a second later.
+  socket.end(rawResponse(appError))
+  setTimeout(() => socket.destroy(), 1000).unref()
 }

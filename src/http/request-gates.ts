@@ -12,13 +12,14 @@ export function readinessGate(readiness: Readiness) {
 }
 
 /** D5: every non-public route needs a valid, unexpired bearer token. */
-export function authenticate(verifier: TokenVerifier) {
+export function authenticate(verifier: TokenVerifier, onAuthenticated: (request: FastifyRequest) => void) {
   return async (request: FastifyRequest) => {
     if (request.routeOptions.config.public) return
     const token = parseBearer(request.headers.authorization)
     const principal = token === null ? null : verifier.verify(token)
     if (principal === null) throw errors.unauthorized()
     request.principal = principal
+    onAuthenticated(request)
   }
 }
 

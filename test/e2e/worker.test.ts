@@ -80,7 +80,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     expect(mail?.text).toContain('java.lang.OutOfMemoryError: Java heap space')
     expect(mail?.text).toContain('Advisory only: no action was taken.')
     expect(mail?.html).toContain('<h2>7. Provenance</h2>')
-    expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(1)
+    await svc.metricReaches('diagnostic_notifications_sent_total', 1)
   })
 
   it('diagnoses with a rule registered while running: the analysis thread gets the new catalogue', async () => {
@@ -290,7 +290,7 @@ describe('a worker killed mid-event (D25)', () => {
       try {
         const eventId = answer.events[0].eventId
         await waitFor(() => smtp.mails.some((m) => m.headers['x-diagnostic-event'] === eventId), 30_000, 'the report')
-        expect(await second.metric('diagnostic_stale_locks_recovered_total')).toBe(1)
+        await second.metricReaches('diagnostic_stale_locks_recovered_total', 1)
         await new Promise((resolve) => setTimeout(resolve, 2000))
         expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)).toHaveLength(1)
         expect(smtp.mails[0]?.headers.subject).toContain('AH-05 HealthProbeUnresponsive')

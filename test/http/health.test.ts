@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
+import { scrapeUntil } from '../helpers/metrics.js'
 import { realTool } from '../helpers/real-tools.js'
 
 const families = [
@@ -39,7 +40,7 @@ describe('health and metrics (D26, D27)', () => {
       const res = await get('/health/ready')
       expect(res.status).toBe(503)
       expect(res.json()).toEqual({ status: 'DOWN', reason: 'startup_failed' })
-      expect(await (await get('/metrics')).text).toMatch(/^diagnostic_service_ready 0$/m)
+      await scrapeUntil(async () => (await get('/metrics')).text, /^diagnostic_service_ready 0$/m)
     } finally {
       t.service.readiness.set('ready')
     }
@@ -53,7 +54,7 @@ describe('health and metrics (D26, D27)', () => {
       expect(res.text).toContain(`# HELP ${name} `)
       expect(res.text).toContain(`# TYPE ${name} ${type}`)
     }
-    expect(res.text).toMatch(/^diagnostic_service_ready 1$/m)
+    await scrapeUntil(async () => (await get(path)).text, /^diagnostic_service_ready 1$/m)
     expect(res.text).toMatch(/^diagnostic_build_info\{version="\d+\.\d+\.\d+",node_version="[\d.]+"\} 1$/m)
   })
 
@@ -65,7 +66,8 @@ describe('health and metrics (D26, D27)', () => {
       alert({ fingerprint: `size${i}`, annotations: { description: 'y'.repeat(2000) } }),
     )
     expect((await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook(alerts) })).status).toBe(202)
-    expect(await size()).toBeGreaterThan(before)
+    const grown = async () => ((await size()) > before ? 'grown' : 'not yet')
+    await scrapeUntil(grown, /^grown$/)
   })
 
   it('answers /health with JSON when Accept prefers application/json', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
+import { scrapeUntil } from '../helpers/metrics.js'
 import { waitFor } from '../helpers/smtp.js'
 
 const path = '/api/v1/incidents'
@@ -152,8 +153,10 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
     expect(db.prepare("SELECT count(*) FROM dedup_keys WHERE identity = 'inc0003'").pluck().get()).toBe(0)
     expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3)
     expect(db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(rulesBefore)
-    const metrics = (await t.call('GET', '/metrics')).text
-    expect(metrics).toMatch(/^diagnostic_records_pruned_total 2$/m)
+    const metrics = await scrapeUntil(
+      async () => (await t.call('GET', '/metrics')).text,
+      /^diagnostic_records_pruned_total 2$/m,
+    )
     expect(metrics).toMatch(/^diagnostic_housekeeping_runs_total 2$/m)
   })
 })

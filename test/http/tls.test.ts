@@ -45,7 +45,7 @@ describe('transport (D4)', () => {
     expect(server.headersTimeout).toBe(10_000)
     expect(server.requestTimeout).toBe(30_000)
     expect(server.keepAliveTimeout).toBe(10_000)
-    expect(server.timeout).toBe(30_000) // idle socket timeout (Fastify connectionTimeout)
+    expect(server.timeout).toBe(10_000) // idle socket timeout
   })
 
   it('does not speak plain HTTP on the port', async () => {

@@ -28,9 +28,30 @@ function prefersJson(accept: string | undefined): boolean {
   return json > 0 && json > text
 }
 
+/**
+ * The exposition rendered at most once per `maxAgeMs` and shared by every request in that
+ * time: a flood of scrapes costs one rendering a second, not one per request.
+ */
+export function sharedExposition(render: () => Promise<string>, maxAgeMs = 1000, now = Date.now) {
+  let cached: { at: number; text: Promise<string> } | undefined
+  return (): Promise<string> => {
+    const at = now()
+    if (!cached || at - cached.at >= maxAgeMs) {
+      const text = render()
+      cached = { at, text }
+      // A failed rendering is not kept: the next request renders again.
+      text.catch(() => {
+        if (cached?.text === text) cached = undefined
+      })
+    }
+    return cached.text
+  }
+}
+
 export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps) {
   const { readiness, metrics, version } = deps
   const config = { public: true }
+  const render = sharedExposition(() => metrics.registry.metrics())
 
   app.get('/health/live', { config }, async () => ({ status: 'UP' }))
 
@@ -43,7 +64,7 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps)
     if (request.url.startsWith('/health') && prefersJson(request.headers.accept)) {
       return { status: readiness.isReady ? 'UP' : 'DOWN', state: readiness.state, version }
     }
-    const text = await metrics.registry.metrics()
+    const text = await render()
     return reply.type(metrics.registry.contentType).send(text)
   }
   app.get('/health', { config }, exposition)

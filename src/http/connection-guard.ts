@@ -1,0 +1,135 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+
+/**
+ * Bounds on what one client can make the server hold before it authenticates
+ * (docs/design.md, "Connections and hostile clients"):
+ * - connections per client address that have not (yet) carried a valid token, both open at
+ *   once and opened per second (a token bucket: every TLS handshake costs CPU and memory,
+ *   so a client that reconnects as fast as it is cut off must not churn them);
+ * - requests in flight on one connection (HTTP/1.1 pipelining): an honest client waits
+ *   for its answers, so a deeper pipeline is a peer that does not read;
+ * - unread response bytes on one connection: a new request on a connection whose peer has
+ *   not taken what it was already sent is not answered.
+ * Over a bound the connection is closed: nothing more is produced for it.
+ */
+export interface ConnectionLimits {
+  anonymousConnectionsPerAddress: number
+  /** New connections per address and second, with bursts of `anonymousConnectionsPerAddress`. */
+  newConnectionsPerAddressPerSecond: number
+  requestsInFlightPerConnection: number
+  unreadBytesPerConnection: number
+}
+
+export const defaultConnectionLimits: ConnectionLimits = {
+  anonymousConnectionsPerAddress: 32,
+  newConnectionsPerAddressPerSecond: 16,
+  requestsInFlightPerConnection: 8,
+  unreadBytesPerConnection: 1024 * 1024,
+}
+
+export type ConnectionRefusal = 'anonymous_connections' | 'connection_rate' | 'pipelined_requests' | 'unread_responses'
+
+const maxTrackedAddresses = 4096
+
+/** A connection's key, the same for the TCP socket and the TLS socket above it. */
+const keyOf = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`
+
+export class ConnectionGuard {
+  private readonly anonymousByAddress = new Map<string, number>()
+  /** Keys of open connections that have not carried a valid token. */
+  private readonly anonymous = new Set<string>()
+  private readonly inFlight = new WeakMap<Socket, number>()
+  /** Per address: the tokens left and when they were counted (ms). */
+  private readonly buckets = new Map<string, { tokens: number; at: number }>()
+
+  constructor(
+    private readonly limits: ConnectionLimits,
+    private readonly onRefused: (reason: ConnectionRefusal) => void = () => {},
+  ) {}
+
+  /** For the server's 'connection' event (raw TCP, before the TLS handshake). */
+  accept(socket: Socket): void {
+    const address = socket.remoteAddress ?? ''
+    const count = this.anonymousByAddress.get(address) ?? 0
+    const { anonymousConnectionsPerAddress: most, newConnectionsPerAddressPerSecond: rate } = this.limits
+    const refusal =
+      most > 0 && count >= most
+        ? 'anonymous_connections'
+        : rate === 0 || this.takeToken(address)
+          ? null
+          : 'connection_rate'
+    if (refusal) {
+      this.onRefused(refusal)
+      socket.destroy()
+      return
+    }
+    const key = keyOf(socket)
+    this.anonymous.add(key)
+    this.anonymousByAddress.set(address, count + 1)
+    socket.once('close', () => this.forget(key, address))
+  }
+
+  /**
+   * A connection that carried a valid token no longer counts against its address, and the
+   * new-connection token it took is given back: an authenticated client that opens a
+   * connection per request (a script, `diag rules push`) is never slowed down.
+   */
+  authenticated(socket: Socket): void {
+    const address = socket.remoteAddress ?? ''
+    if (!this.forget(keyOf(socket), address)) return
+    const bucket = this.buckets.get(address)
+    if (bucket) bucket.tokens += 1 // the next refill caps it
+  }
+
+  /**
+   * Wraps the request handler: a request over a bound closes its connection instead of
+   * being handled. Returns whether the request goes on.
+   */
+  admit(request: IncomingMessage, response: ServerResponse): boolean {
+    const socket = request.socket
+    // The rest of a refused connection's pipeline is still parsed: drop it uncounted.
+    if (socket.destroyed) return false
+    const pending = (this.inFlight.get(socket) ?? 0) + 1
+    const reason: ConnectionRefusal | null =
+      pending > this.limits.requestsInFlightPerConnection
+        ? 'pipelined_requests'
+        : socket.writableLength > this.limits.unreadBytesPerConnection
+          ? 'unread_responses'
+          : null
+    if (reason) {
+      this.onRefused(reason)
+      socket.destroy()
+      return false
+    }
+    this.inFlight.set(socket, pending)
+    response.once('close', () => this.inFlight.set(socket, (this.inFlight.get(socket) ?? 1) - 1))
+    return true
+  }
+
+  private takeToken(address: string, now = Date.now()): boolean {
+    const { newConnectionsPerAddressPerSecond: rate } = this.limits
+    const burst = Math.max(this.limits.anonymousConnectionsPerAddress, rate)
+    const refill = (bucket: { tokens: number; at: number }) =>
+      Math.min(burst, bucket.tokens + ((now - bucket.at) * rate) / 1000)
+    if (this.buckets.size >= maxTrackedAddresses) {
+      // Addresses whose bucket has refilled are as good as new: forget them.
+      for (const [key, bucket] of this.buckets) if (refill(bucket) >= burst) this.buckets.delete(key)
+    }
+    const bucket = this.buckets.get(address) ?? { tokens: burst, at: now }
+    bucket.tokens = refill(bucket)
+    bucket.at = now
+    this.buckets.set(address, bucket)
+    if (bucket.tokens < 1) return false
+    bucket.tokens -= 1
+    return true
+  }
+
+  private forget(key: string, address: string): boolean {
+    if (!this.anonymous.delete(key)) return false
+    const count = (this.anonymousByAddress.get(address) ?? 1) - 1
+    if (count > 0) this.anonymousByAddress.set(address, count)
+    else this.anonymousByAddress.delete(address)
+    return true
+  }
+}
