@@ -3,12 +3,12 @@ import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { createAjv } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
-import { errors } from './errors.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
 import './http/fastify-types.js'
-import { authenticate, readinessGate } from './http/request-gates.js'
+import { identify, readinessGate, requireToken } from './http/request-gates.js'
+import { type RequestRateLimits, requestRateLimit } from './http/request-rate-limit.js'
 import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
 import { incidentRoutes } from './http/routes/incidents.js'
@@ -27,8 +27,7 @@ export interface AppDeps {
   rules: Pick<RulesService, 'list' | 'find' | 'register'>
   incidents: Pick<IncidentsRepository, 'list' | 'get'>
   version: string
-  /** Requests per minute per token; 0 turns the limit off (D9b). */
-  rateLimitPerMinute: number
+  rateLimits: RequestRateLimits
 }
 
 /** The transport and logging of the app: TLS material and options, pino options. */
@@ -59,25 +58,19 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   app.decorateRequest('principal', '')
   registerErrorHandling(app)
 
+  app.addHook(
+    'onRequest',
+    identify(deps.tokens, (request) => guard.authenticated(request.raw.socket)),
+  )
+  await app.register(rateLimit, requestRateLimit(deps.rateLimits))
   await app.register(healthRoutes, deps)
   await app.register(appendOnlyGuard)
   await app.register(async (api) => {
-    // Order matters: readiness (503), then authentication (401), then the per-token rate
-    // limit (429, a route-level hook and so after these), then media type (415, preParsing).
+    // Order matters: readiness (503), the rate limit (429, a route-level onRequest hook and
+    // so after this one), then the token (401) and the media type (415), both before the
+    // body is read.
     api.addHook('onRequest', readinessGate(deps.readiness))
-    api.addHook(
-      'onRequest',
-      authenticate(deps.tokens, (request) => guard.authenticated(request.raw.socket)),
-    )
-    if (deps.rateLimitPerMinute > 0) {
-      await api.register(rateLimit, {
-        max: deps.rateLimitPerMinute,
-        timeWindow: 60_000,
-        hook: 'onRequest',
-        keyGenerator: (request) => request.principal,
-        errorResponseBuilder: (_request, context) => errors.rateLimited(Math.max(1, Math.ceil(context.ttl / 1000))),
-      })
-    }
+    api.addHook('preParsing', requireToken)
     await api.register(alertRoutes, deps)
     await api.register(ruleRoutes, deps)
     await api.register(incidentRoutes, deps)

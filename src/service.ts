@@ -106,7 +106,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       rules,
       incidents: new IncidentsRepository(db),
       version,
-      rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimits: config.rateLimits,
     },
     {
       // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.

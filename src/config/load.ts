@@ -23,7 +23,7 @@ export interface Config {
   retentionDays: number
   queueCapacity: number
   logLevel: LogLevel
-  rateLimitPerMinute: number
+  rateLimits: { perToken: number; perAddress: number }
   connectionLimits: ConnectionLimits
   shutdownTimeoutMs: number
   workerEnabled: boolean
@@ -135,7 +135,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     retentionDays: Number(value.DIAG_RETENTION_DAYS),
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
-    rateLimitPerMinute: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),
+    rateLimits: {
+      perToken: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),
+      perAddress: Number(value.DIAG_ANONYMOUS_RATE_LIMIT_PER_MINUTE),
+    },
     connectionLimits: {
       ...defaultConnectionLimits,
       anonymousConnectionsPerAddress: Number(value.DIAG_ANONYMOUS_CONNECTIONS_PER_ADDRESS),

@@ -48,6 +48,10 @@ export const configSchema = {
       description: 'an integer from 0 (off) to 1000000',
       default: 6000,
     }),
+    DIAG_ANONYMOUS_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000, {
+      description: 'an integer from 0 (off) to 1000000',
+      default: 1200,
+    }),
     // Per client address, for connections that have not carried a valid token (0: no bound;
     // behind a proxy or NAT that gives every client one address, raise or turn off).
     DIAG_ANONYMOUS_CONNECTIONS_PER_ADDRESS: integer(0, 100_000, {

@@ -4,6 +4,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Public routes (health, metrics) skip authentication. */
     public?: boolean
+    /** The Alertmanager webhook: never rate limited once authenticated (D9). */
+    webhook?: boolean
     /** The D7 code for a 400 from parsing or schema validation on this route. */
     invalidBodyCode?: 'invalid_alert_payload' | 'invalid_rule_schema'
   }

@@ -11,16 +11,25 @@ export function readinessGate(readiness: Readiness) {
   }
 }
 
-/** D5: every non-public route needs a valid, unexpired bearer token. */
-export function authenticate(verifier: TokenVerifier, onAuthenticated: (request: FastifyRequest) => void) {
+/**
+ * D5: names the token a request carries, if it is valid and unexpired. Nothing is refused
+ * here: the rate limit that comes next keys on the principal, or on the client address
+ * for a request without one, so that failed authentications are limited too.
+ */
+export function identify(verifier: TokenVerifier, onAuthenticated: (request: FastifyRequest) => void) {
   return async (request: FastifyRequest) => {
-    if (request.routeOptions.config.public) return
     const token = parseBearer(request.headers.authorization)
     const principal = token === null ? null : verifier.verify(token)
-    if (principal === null) throw errors.unauthorized()
+    if (principal === null) return
     request.principal = principal
     onAuthenticated(request)
   }
+}
+
+/** D5: every non-public route needs a valid, unexpired bearer token; checked before the body is read. */
+export async function requireToken(request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  if (!request.routeOptions.config.public && request.principal === '') throw errors.unauthorized()
+  return payload
 }
 
 const jsonMediaType = /^application\/json\s*(;|$)/i

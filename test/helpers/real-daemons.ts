@@ -47,8 +47,18 @@ export async function startDaemon(binary: string, args: string[], port: number, 
   return { child, url, output: () => output, stop: () => child.kill('SIGKILL') }
 }
 
+export interface AlertmanagerOptions {
+  webhookUrl: string
+  token: string
+  caFile: string
+  /** Seconds; a flush that failed is sent again at the next group interval. */
+  groupInterval?: number
+  /** Gossip: this instance's cluster port and its peers' (an HA pair), or none. */
+  cluster?: { port: number; peers: number[] }
+}
+
 /** Alertmanager with one webhook receiver pointing at the service over HTTPS. */
-export async function startAlertmanager(dir: string, options: { webhookUrl: string; token: string; caFile: string }) {
+export async function startAlertmanager(dir: string, options: AlertmanagerOptions) {
   const port = await freePort()
   const config = join(dir, 'alertmanager.yml')
   writeFileSync(
@@ -57,7 +67,7 @@ export async function startAlertmanager(dir: string, options: { webhookUrl: stri
   receiver: diagnostic-service
   group_by: ['alertname', 'appserver_instance']
   group_wait: 1s
-  group_interval: 1s
+  group_interval: ${options.groupInterval ?? 1}s
   repeat_interval: 1h
 receivers:
   - name: diagnostic-service
@@ -72,13 +82,24 @@ receivers:
             ca_file: ${options.caFile}
 `,
   )
+  const cluster = options.cluster
+    ? [
+        `--cluster.listen-address=127.0.0.1:${options.cluster.port}`,
+        `--cluster.advertise-address=127.0.0.1:${options.cluster.port}`,
+        ...options.cluster.peers.map((peer) => `--cluster.peer=127.0.0.1:${peer}`),
+        // How long the second of the pair waits for the first's notification log entry.
+        '--cluster.peer-timeout=2s',
+        '--cluster.gossip-interval=100ms',
+        '--cluster.pushpull-interval=2s',
+      ]
+    : ['--cluster.listen-address=']
   return startDaemon(
     '/usr/bin/prometheus-alertmanager',
     [
       `--config.file=${config}`,
       `--storage.path=${join(dir, 'am-data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
-      '--cluster.listen-address=',
+      ...cluster,
       '--log.level=warn',
     ],
     port,

@@ -247,18 +247,39 @@ describe('back-pressure and rate limits (D9)', () => {
     }
   })
 
-  it('answers 429 rate_limited with Retry-After per token, storing nothing', async () => {
-    const t = await build({ DIAG_RATE_LIMIT_PER_MINUTE: '3' })
+  it('never answers an authenticated webhook 429, whatever the rate (Alertmanager drops a 4xx)', async () => {
+    const t = await build({ DIAG_RATE_LIMIT_PER_MINUTE: '3', DIAG_QUEUE_CAPACITY: '1000' })
     try {
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 10; i++) {
         expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: `r${i}` })]) })).status).toBe(202)
       }
-      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'r3' })]) })
+      expect(t.count('events')).toBe(10)
+      // The same token is still limited on the rules API.
+      for (let i = 0; i < 3; i++) expect((await t.call('GET', '/api/v1/rules')).status).toBe(200)
+      const res = await t.call('GET', '/api/v1/rules')
       expectError(res, 429, 'rate_limited')
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
-      expect(t.count('events')).toBe(3)
-      // Health and metrics are not rate limited.
-      expect((await t.call('GET', '/health/live')).status).toBe(200)
+      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'r10' })]) })).status).toBe(202)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('answers 429 rate_limited per address to requests without a valid token, storing nothing', async () => {
+    const t = await build({ DIAG_ANONYMOUS_RATE_LIMIT_PER_MINUTE: '4' })
+    try {
+      const wrong = { headers: { authorization: 'Bearer wrong-token-0123456789' } }
+      for (let i = 0; i < 3; i++) {
+        expectError(await t.call('POST', path, { ...wrong, json: webhook([alert()]) }), 401, 'unauthorized')
+      }
+      expect((await t.call('GET', '/health/live', { headers: { authorization: '' } })).status).toBe(200)
+      const res = await t.call('POST', path, { ...wrong, json: webhook([alert()]) })
+      expectError(res, 429, 'rate_limited')
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+      expectError(await t.call('GET', '/health/ready', { headers: { authorization: '' } }), 429, 'rate_limited')
+      // A valid token is not limited by the address's failures.
+      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'ok' })]) })).status).toBe(202)
+      expect(t.count('events')).toBe(1)
     } finally {
       await t.close()
     }
