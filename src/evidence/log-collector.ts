@@ -2,6 +2,7 @@ import { type Excerpt, excerptOf } from '../text/excerpt.js'
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
 import { redactBytes, unblockPrivateKeys } from './redact.js'
+import { unreadableReason } from './regular-file.js'
 
 export interface LogFileSummary {
   file: string
@@ -69,7 +70,7 @@ function collectTails(
         lines: 0,
         bytes: 0,
         truncated: false,
-        error: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        error: unreadableReason(error),
       })
     }
   }

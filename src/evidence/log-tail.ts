@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, readSync } from 'node:fs'
+import { openRegularFile } from './regular-file.js'
 
 export const logBounds = { maxLines: 500, maxBytes: 512 * 1024 }
 
@@ -12,14 +13,13 @@ export interface LogTail {
 
 /**
  * The tail of one log file within the D15 bounds, read-only: opened O_RDONLY (no writes,
- * no locks), only the last `maxBytes` read, a line cut by the start of the window
+ * no locks) and only if it is a regular file (openRegularFile), only the last `maxBytes` read, a line cut by the start of the window
  * dropped, then at most `maxLines` lines kept. Works on the bytes (native searches for
  * newlines); decoding is the caller's, once.
  */
 export function readLogTail(path: string, bounds = logBounds): LogTail {
-  const fd = openSync(path, constants.O_RDONLY)
+  const { fd, size } = openRegularFile(path)
   try {
-    const size = fstatSync(fd).size
     const length = Math.min(size, bounds.maxBytes)
     const buffer = Buffer.allocUnsafe(length)
     let end = 0

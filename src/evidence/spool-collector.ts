@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
+import { closeSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema } from '../ajv.js'
 import { allowedPath } from './allowed-path.js'
+import { openRegularFile, unreadableReason } from './regular-file.js'
 
 export interface SpoolRecord {
   timestamp: string
@@ -16,6 +17,8 @@ export interface SpoolEvidence {
   records: SpoolRecord[]
   files: number
   invalidLines: number
+  /** Spool entries that were not read, with the reason (not a regular file, unreadable). */
+  skipped: Array<{ file: string; reason: string }>
   error?: string
 }
 
@@ -26,10 +29,10 @@ export const spoolWindow = { beforeMs: 30 * 60_000, afterMs: 10 * 60_000 }
 const maxBytesPerFile = 1024 * 1024
 const maxFiles = 16
 
+/** The last `maxBytesPerFile` of a spool file, whole lines only; regular files only. */
 function readTail(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY)
+  const { fd, size } = openRegularFile(path)
   try {
-    const size = fstatSync(fd).size
     const length = Math.min(size, maxBytesPerFile)
     const buffer = Buffer.alloc(length)
     const read = readSync(fd, buffer, 0, length, size - length)
@@ -37,6 +40,15 @@ function readTail(path: string): string {
     return size > length ? text.slice(text.indexOf('\n') + 1) : text
   } finally {
     closeSync(fd)
+  }
+}
+
+/** For ordering only: an entry whose date cannot be read sorts last, and its read says why. */
+function statMtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return 0
   }
 }
 
@@ -52,7 +64,7 @@ export function collectSpool(
   select: { container?: string; instance: string; startsAt: string },
 ): SpoolEvidence {
   const allowed = allowedPath(dir, roots)
-  if ('refused' in allowed) return { records: [], files: 0, invalidLines: 0, error: allowed.refused }
+  if ('refused' in allowed) return { records: [], files: 0, invalidLines: 0, skipped: [], error: allowed.refused }
   let names: string[]
   try {
     names = readdirSync(allowed.path).filter((name) => name.endsWith('.jsonl'))
@@ -61,22 +73,34 @@ export function collectSpool(
       records: [],
       files: 0,
       invalidLines: 0,
+      skipped: [],
       error: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     }
   }
   const start = Date.parse(select.startsAt)
   const from = start - spoolWindow.beforeMs
   const to = start + spoolWindow.afterMs
-  const files = names
-    .map((name) => join(allowed.path, name))
-    .filter((path) => 'path' in allowedPath(path, roots))
-    .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime)
-    .slice(0, maxFiles)
+  const skipped: SpoolEvidence['skipped'] = []
+  const dated: Array<{ name: string; path: string; mtime: number }> = []
+  for (const name of names) {
+    const inside = allowedPath(join(allowed.path, name), roots)
+    if ('refused' in inside) skipped.push({ file: name, reason: inside.refused })
+    else dated.push({ name, path: inside.path, mtime: statMtime(inside.path) })
+  }
+  const newest = dated.sort((a, b) => b.mtime - a.mtime).slice(0, maxFiles)
   const records: SpoolRecord[] = []
   let invalidLines = 0
-  for (const { path } of files) {
-    for (const line of readTail(path).split('\n')) {
+  let files = 0
+  for (const { name, path } of newest) {
+    let text: string
+    try {
+      text = readTail(path)
+    } catch (error) {
+      skipped.push({ file: name, reason: unreadableReason(error) })
+      continue
+    }
+    files++
+    for (const line of text.split('\n')) {
       if (line.trim() === '') continue
       let record: unknown
       try {
@@ -96,5 +120,5 @@ export function collectSpool(
     }
   }
   records.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
-  return { records, files: files.length, invalidLines }
+  return { records, files, invalidLines, skipped }
 }

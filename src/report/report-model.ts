@@ -49,7 +49,12 @@ export interface DiagnosisModel {
   logs: { files: EvidenceSummary['logs']; excerpts: Array<{ branch: string; lines: ExcerptLine[] }>; empty: boolean }
   runtime: {
     instanceKnown: boolean
-    container: { records: Array<Record<string, unknown>>; invalidLines: number; error: string | null } | null
+    container: {
+      records: Array<Record<string, unknown>>
+      invalidLines: number
+      skipped: Array<{ file: string; reason: string }>
+      error: string | null
+    } | null
     metrics: EvidenceSummary['metrics']
     probe: EvidenceSummary['probe']
   }
@@ -123,6 +128,7 @@ export function diagnosisModel(input: {
         ? {
             records: evidence.spool.records.slice(-20),
             invalidLines: evidence.spool.invalidLines,
+            skipped: evidence.spool.skipped,
             error: evidence.spool.error ?? null,
           }
         : null,

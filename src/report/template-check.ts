@@ -47,7 +47,7 @@ export function checkTemplates(templates: ReportTemplates): void {
     },
     runtime: {
       instanceKnown: true,
-      container: { records: [], invalidLines: 0, error: null },
+      container: { records: [], invalidLines: 0, skipped: [], error: null },
       metrics: null,
       probe: null,
     },
