@@ -95,7 +95,8 @@ export class RulesService {
     if (custom.some((r) => r.branch === rule.branch)) {
       throw errors.ruleConflict('rule_branch_conflict', `Branch ${rule.branch} is already registered.`)
     }
-    if ([...builtins, ...custom].some((r) => r.ruleName === rule.ruleName)) {
+    const name = foldedName(rule.ruleName)
+    if ([...builtins, ...custom].some((r) => foldedName(r.ruleName) === name)) {
       throw errors.ruleConflict('rule_name_conflict', `A rule named ${rule.ruleName} already exists.`)
     }
     const patterns = [...builtins.flatMap((r) => r.signatures), ...custom.map((r) => r.pattern)]
@@ -104,6 +105,12 @@ export class RulesService {
     }
   }
 }
+
+/**
+ * Names that differ only in case or Unicode form read as the same rule in a report, so
+ * they conflict: compared after NFKC normalisation and case folding.
+ */
+const foldedName = (name: string) => name.normalize('NFKC').toLowerCase()
 
 /** D19: lower-case classification and confidence, ruleId null when absent, createdBy defaults to the caller. */
 function normalize(input: CustomRuleInput, principal: string): NewCustomRule {

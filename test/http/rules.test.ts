@@ -218,6 +218,8 @@ describe('rules API (spec, D19, D20)', () => {
     ['a stored custom branch', { branch: 'TD-09' }, 'rule_branch_conflict'],
     ['a built-in rule name', { branch: 'TD-20', ruleName: 'JavaHeapExhausted' }, 'rule_name_conflict'],
     ['a custom rule name', { branch: 'TD-20', ruleName: 'JdbcPoolExhausted' }, 'rule_name_conflict'],
+    ['a built-in rule name in another case', { branch: 'TD-20', ruleName: 'javaHEAPexhausted' }, 'rule_name_conflict'],
+    ['a custom rule name in another case', { branch: 'TD-20', ruleName: 'jdbcpoolexhausted' }, 'rule_name_conflict'],
     [
       'a custom pattern',
       { branch: 'TD-20', ruleName: 'OtherName', pattern: 'java.lang.StackOverflowError' },
