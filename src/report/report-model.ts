@@ -17,7 +17,22 @@ export interface AlertView {
   fingerprint: string
   labels: Record<string, string>
   annotations: Record<string, string>
+  /** The alert's source, only when it is an http(s) URL (webLink). */
   generatorURL: string | null
+}
+
+/**
+ * A link a report may show: only an http(s) URL. Anything else (javascript:, data:, ...)
+ * would be a live link in the HTML mail; it is dropped, the text mail drops it too.
+ */
+export function webLink(url: string | undefined): string | null {
+  if (!url) return null
+  try {
+    const { protocol } = new URL(url)
+    return protocol === 'http:' || protocol === 'https:' ? url : null
+  } catch {
+    return null
+  }
 }
 
 interface FindingView {

@@ -1,7 +1,7 @@
 import { collectEvidence } from '../evidence/collect.js'
 import type { Inventory } from '../evidence/inventory.js'
 import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.js'
-import { type AlertView, diagnosisModel, formatDuration } from '../report/report-model.js'
+import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Catalogue } from '../rules/catalogue.js'
 import type { LogAnalyzer } from './analysis-pool.js'
@@ -33,7 +33,7 @@ function alertView(event: StoredEvent, incidentId: string | null): AlertView {
     fingerprint: event.identity,
     labels: event.alert.labels,
     annotations: event.alert.annotations ?? {},
-    generatorURL: event.alert.generatorURL ?? null,
+    generatorURL: webLink(event.alert.generatorURL),
   }
 }
 

@@ -217,6 +217,32 @@ describe('the worker end to end, with a real SMTP server', () => {
     expect(mail?.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;')
     expect(mail?.content).not.toContain('root:x:0:0')
   })
+
+  it('links an alert source only when it is an http(s) URL', async () => {
+    const sources = [
+      'javascript:alert(document.cookie)',
+      'JaVaScRiPt:alert(1)',
+      'data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==',
+      'vbscript:msgbox(1)',
+      'https://prometheus.example:9090/graph?g0.expr=up&g0.tab=1',
+    ]
+    const answer = await svc.post(
+      webhook(sources.map((generatorURL, i) => alert({ fingerprint: `e2elink${i}`, generatorURL }))),
+    )
+    const ids: string[] = answer.events.map((e: { eventId: string }) => e.eventId)
+    const mails = await waitFor(
+      () => ids.every((id) => mailFor(id).length > 0) && ids.map((id) => mailFor(id)[0]),
+      20_000,
+      'the e-mails',
+    )
+    for (const mail of mails.slice(0, 4)) {
+      expect(mail?.html).not.toMatch(/javascript:|vbscript:|data:text/i)
+      expect(mail?.text).not.toMatch(/javascript:|vbscript:|data:text/i)
+    }
+    expect(mails[4]?.html).toContain(
+      '<a href="https://prometheus.example:9090/graph?g0.expr&#x3D;up&amp;g0.tab&#x3D;1">',
+    )
+  })
 })
 
 describe('delivery faults (D24)', () => {
