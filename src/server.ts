@@ -10,6 +10,9 @@ function announce(line: string): void {
 }
 
 async function main(): Promise<void> {
+  // Everything the service writes (database, WAL, tokens, keys, reports) is for its own
+  // user: files 0600 and folders 0700 whatever the umask of the shell or unit that started it.
+  process.umask(0o077)
   let config: ReturnType<typeof loadConfig>
   try {
     config = loadConfig(process.env)

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
@@ -82,6 +82,8 @@ async function loadTls(config: Config, announce: Announce) {
 
 export async function startService(config: Config, announce: Announce = () => {}): Promise<Service> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  // Owner only, also when an older version or an operator created it with a wider mode.
+  chmodSync(config.dataDir, 0o700)
   const tls = await loadTls(config, announce)
   const tokens = loadTokens(config, announce)
   const dbFile = join(config.dataDir, 'diagnostic.db')

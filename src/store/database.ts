@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { runMigrations } from './migrate.js'
@@ -12,6 +12,11 @@ export type Db = Database.Database
  */
 export function openDatabase(file: string): Db {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  // The events hold whole alerts and the results redacted logs: owner only. SQLite creates
+  // the -wal and -shm files with the mode of the database file, so that one is made 0600
+  // first (and an older one, created world-readable, is tightened).
+  closeSync(openSync(file, 'a', 0o600))
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
   const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')

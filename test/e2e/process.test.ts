@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { request as rawRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
+import { waitFor } from '../helpers/smtp.js'
 
 const running: ServiceProcess[] = []
 afterEach(() => {
@@ -59,6 +69,37 @@ describe('the service process', () => {
       body: JSON.stringify(webhook([alert({ fingerprint: 'defaults01' })])),
     })
     expect(again.json()).toMatchObject({ duplicates: 1 })
+  })
+
+  it('keeps every file it writes to its own user, also in a data folder made world-readable before', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-modes-'))
+    mkdirSync(join(cwd, 'data'), { mode: 0o755 })
+    chmodSync(join(cwd, 'data'), 0o755)
+    writeFileSync(join(cwd, 'data', 'diagnostic.db'), '', { mode: 0o644 })
+    chmodSync(join(cwd, 'data', 'diagnostic.db'), 0o644)
+    const service = start({ DIAG_PORT: '0', DIAG_API_TOKEN: 'modes-token-000000001' }, cwd)
+    const url = await service.ready
+    const accepted = await request(`${url}/api/v1/alerts/alertmanager`, {
+      method: 'POST',
+      ca: readFileSync(join(cwd, 'data', 'tls', 'ca.pem')),
+      headers: { authorization: 'Bearer modes-token-000000001', 'content-type': 'application/json' },
+      body: JSON.stringify(webhook([alert({ fingerprint: 'modes01' })])),
+    })
+    expect(accepted.status).toBe(202)
+    const outbox = join(cwd, 'data', 'outbox')
+    await waitFor(() => existsSync(outbox) && readdirSync(outbox).length > 0, 20_000, 'the report file')
+    const modes: string[] = []
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name)
+        modes.push(`${path.slice(cwd.length)} ${(statSync(path).mode & 0o777).toString(8)}`)
+        if (entry.isDirectory()) walk(path)
+      }
+    }
+    walk(join(cwd, 'data'))
+    expect(modes.some((m) => m.startsWith('/data/diagnostic.db-wal '))).toBe(true)
+    expect(modes.filter((m) => !/ (600|700)$/.test(m))).toEqual([])
+    expect((statSync(join(cwd, 'data')).mode & 0o777).toString(8)).toBe('700')
   })
 
   it.each([
