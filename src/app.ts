@@ -56,6 +56,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   // Only JSON bodies exist in this API (D8); text/plain would otherwise be accepted.
   app.removeContentTypeParser('text/plain')
   app.decorateRequest('principal', '')
+  app.decorateRequest('scopes', null)
   registerErrorHandling(app)
 
   app.addHook(

@@ -32,6 +32,7 @@ export const errors = {
     new AppError(401, 'unauthorized', 'A valid bearer token is required.', {
       headers: { 'www-authenticate': 'Bearer realm="diagnostic-service"' },
     }),
+  forbidden: (scope: string) => new AppError(403, 'forbidden', `This token does not have the ${scope} scope.`),
   invalidAlertPayload: (message: string, details?: ErrorDetail[]) =>
     new AppError(400, 'invalid_alert_payload', message, details ? { details } : {}),
   invalidRuleSchema: (message: string, details?: ErrorDetail[]) =>

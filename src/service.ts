@@ -2,7 +2,14 @@ import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import { ensureGeneratedToken, readTokensFile, sha256, type TokenEntry, TokenVerifier } from './auth/tokens.js'
+import {
+  allScopes,
+  ensureGeneratedToken,
+  readTokensFile,
+  sha256,
+  type TokenEntry,
+  TokenVerifier,
+} from './auth/tokens.js'
 import type { Config } from './config/load.js'
 import { loadInventory } from './evidence/inventory.js'
 import { createMetrics, type Metrics } from './metrics.js'
@@ -53,12 +60,12 @@ export type Announce = (line: string) => void
 
 function loadTokens(config: Config, announce: Announce): TokenVerifier {
   const entries: TokenEntry[] = config.apiTokensFile ? readTokensFile(config.apiTokensFile) : []
-  if (config.apiToken) entries.push({ name: 'default', hash: sha256(config.apiToken) })
+  if (config.apiToken) entries.push({ name: 'default', hash: sha256(config.apiToken), scopes: allScopes })
   if (entries.length === 0) {
     const file = join(config.dataDir, 'api-token')
     const { token, created } = ensureGeneratedToken(file)
     if (created) announce(`generated API token (stored in ${file}, mode 0600, shown only now): ${token}`)
-    entries.push({ name: 'default', hash: sha256(token) })
+    entries.push({ name: 'default', hash: sha256(token), scopes: allScopes })
   }
   return new TokenVerifier(entries)
 }

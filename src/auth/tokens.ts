@@ -4,10 +4,24 @@ import { dirname } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { ConfigError } from '../config/load.js'
 
+/**
+ * What a token may do: post Alertmanager webhooks, register rules, read rules and
+ * incidents. Alertmanager's token needs only `webhook`; a token that can register a rule
+ * can change what every diagnosis says, so it is given apart.
+ */
+export const allScopes = ['webhook', 'rules:write', 'read'] as const
+export type Scope = (typeof allScopes)[number]
+
 export interface TokenEntry {
   name: string
   hash: Buffer
   expiresAt?: number
+  scopes: readonly Scope[]
+}
+
+export interface Principal {
+  name: string
+  scopes: readonly Scope[]
 }
 
 interface TokenFileEntry {
@@ -15,7 +29,11 @@ interface TokenFileEntry {
   token?: string
   sha256?: string
   expiresAt?: string
+  scopes?: Scope[]
 }
+
+/** Rules registered on the first start carry this name (rules/seed.ts); no token may. */
+export const reservedTokenNames = new Set(['seed'])
 
 const validateFile = createAjv().compile<TokenFileEntry[]>(loadSchema('api-tokens.schema.json'))
 
@@ -38,11 +56,15 @@ export function readTokensFile(file: string): TokenEntry[] {
   const names = new Set<string>()
   return parsed.map((entry) => {
     if (names.has(entry.name)) throw new ConfigError([`DIAG_API_TOKENS_FILE: duplicate token name "${entry.name}"`])
+    if (reservedTokenNames.has(entry.name)) {
+      throw new ConfigError([`DIAG_API_TOKENS_FILE: the token name "${entry.name}" is reserved`])
+    }
     names.add(entry.name)
     const hash = entry.sha256 ? Buffer.from(entry.sha256, 'hex') : sha256(entry.token as string)
+    const scopes = entry.scopes ?? allScopes
     return entry.expiresAt
-      ? { name: entry.name, hash, expiresAt: Date.parse(entry.expiresAt) }
-      : { name: entry.name, hash }
+      ? { name: entry.name, hash, scopes, expiresAt: Date.parse(entry.expiresAt) }
+      : { name: entry.name, hash, scopes }
   })
 }
 
@@ -70,8 +92,8 @@ export class TokenVerifier {
     this.entries = entries
   }
 
-  /** The principal (token name), or null for a wrong or expired token. */
-  verify(presented: string, now = Date.now()): string | null {
+  /** The principal (token name and scopes), or null for a wrong or expired token. */
+  verify(presented: string, now = Date.now()): Principal | null {
     const hash = sha256(presented)
     let match: TokenEntry | null = null
     for (const entry of this.entries) {
@@ -79,7 +101,7 @@ export class TokenVerifier {
     }
     if (match === null) return null
     if (match.expiresAt !== undefined && match.expiresAt <= now) return null
-    return match.name
+    return { name: match.name, scopes: match.scopes }
   }
 }
 

@@ -1,4 +1,5 @@
 import 'fastify'
+import type { Scope } from '../auth/tokens.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -6,11 +7,15 @@ declare module 'fastify' {
     public?: boolean
     /** The Alertmanager webhook: never rate limited once authenticated (D9). */
     webhook?: boolean
+    /** The scope a token needs for this route (403 without it). */
+    scope?: Scope
     /** The D7 code for a 400 from parsing or schema validation on this route. */
     invalidBodyCode?: 'invalid_alert_payload' | 'invalid_rule_schema'
   }
   interface FastifyRequest {
     /** The name of the token that authenticated this request (D5). */
     principal: string
+    /** What that token may do; null without a valid token. */
+    scopes: readonly Scope[] | null
   }
 }

@@ -21,14 +21,22 @@ export function identify(verifier: TokenVerifier, onAuthenticated: (request: Fas
     const token = parseBearer(request.headers.authorization)
     const principal = token === null ? null : verifier.verify(token)
     if (principal === null) return
-    request.principal = principal
+    request.principal = principal.name
+    request.scopes = principal.scopes
     onAuthenticated(request)
   }
 }
 
-/** D5: every non-public route needs a valid, unexpired bearer token; checked before the body is read. */
+/**
+ * D5: every non-public route needs a valid, unexpired bearer token (401) with the route's
+ * scope (403); checked before the body is read. A route that declares no scope is refused
+ * to every token: a forgotten declaration fails closed.
+ */
 export async function requireToken(request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
-  if (!request.routeOptions.config.public && request.principal === '') throw errors.unauthorized()
+  const { public: open, scope } = request.routeOptions.config
+  if (open) return payload
+  if (request.principal === '') throw errors.unauthorized()
+  if (!scope || !request.scopes?.includes(scope)) throw errors.forbidden(scope ?? 'required')
   return payload
 }
 

@@ -112,7 +112,10 @@ export class RulesService {
  */
 const foldedName = (name: string) => name.normalize('NFKC').toLowerCase()
 
-/** D19: lower-case classification and confidence, ruleId null when absent, createdBy defaults to the caller. */
+/**
+ * D19: lower-case classification and confidence, ruleId null when absent. `createdBy` is
+ * the name of the token that registered the rule, never a value from the request body.
+ */
 function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
   return {
     ruleId: input.ruleId ?? null,
@@ -125,7 +128,7 @@ function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
     classification: input.classification.toLowerCase() as CustomRule['classification'],
     confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
     recommendedActions: input.recommendedActions,
-    createdBy: input.createdBy ?? principal,
+    createdBy: principal,
     principal,
   }
 }

@@ -143,7 +143,7 @@ describe('rules API (spec, D19, D20)', () => {
     expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log, context: [{ number: 1, text: log }] })
   })
 
-  it('keeps a given createdBy, records ruleId null when absent, and accepts mixed case', async () => {
+  it('records the token as createdBy whatever the body says, ruleId null when absent, and accepts mixed case', async () => {
     const res = await t.call('POST', path, {
       json: validRule({
         ruleId: undefined,
@@ -152,7 +152,7 @@ describe('rules API (spec, D19, D20)', () => {
         pattern: 'CacheNodeEvictedException',
         classification: 'Probable_Cause',
         confidence: 'Medium',
-        createdBy: 'alice@example.com',
+        createdBy: 'seed',
       }),
     })
     expect(res.status).toBe(201)
@@ -160,9 +160,9 @@ describe('rules API (spec, D19, D20)', () => {
       ruleId: null,
       classification: 'probable_cause',
       confidence: 'medium',
-      createdBy: 'alice@example.com',
+      createdBy: 'default',
     })
-    expect(stored().at(-1)).toMatchObject({ principal: 'default', created_by: 'alice@example.com', rule_id: null })
+    expect(stored().at(-1)).toMatchObject({ principal: 'default', created_by: 'default', rule_id: null })
   })
 
   it.each([

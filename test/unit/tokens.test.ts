@@ -2,7 +2,14 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ensureGeneratedToken, parseBearer, readTokensFile, sha256, TokenVerifier } from '../../src/auth/tokens.js'
+import {
+  allScopes,
+  ensureGeneratedToken,
+  parseBearer,
+  readTokensFile,
+  sha256,
+  TokenVerifier,
+} from '../../src/auth/tokens.js'
 import { ConfigError } from '../../src/config/load.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'diag-tokens-'))
@@ -20,29 +27,42 @@ describe('bearer tokens (D5)', () => {
   it('verifies against every entry and honours expiry, returning the principal', () => {
     const now = Date.parse('2026-06-01T00:00:00Z')
     const verifier = new TokenVerifier([
-      { name: 'old', hash: sha256('rotating-token-old'), expiresAt: Date.parse('2026-07-01T00:00:00Z') },
-      { name: 'new', hash: sha256('rotating-token-new') },
-      { name: 'gone', hash: sha256('expired-token-xyz'), expiresAt: Date.parse('2026-01-01T00:00:00Z') },
+      {
+        name: 'old',
+        hash: sha256('rotating-token-old'),
+        scopes: ['webhook'],
+        expiresAt: Date.parse('2026-07-01T00:00:00Z'),
+      },
+      { name: 'new', hash: sha256('rotating-token-new'), scopes: ['webhook'] },
+      {
+        name: 'gone',
+        hash: sha256('expired-token-xyz'),
+        scopes: allScopes,
+        expiresAt: Date.parse('2026-01-01T00:00:00Z'),
+      },
     ])
-    expect(verifier.verify('rotating-token-old', now)).toBe('old')
-    expect(verifier.verify('rotating-token-new', now)).toBe('new')
+    expect(verifier.verify('rotating-token-old', now)).toEqual({ name: 'old', scopes: ['webhook'] })
+    expect(verifier.verify('rotating-token-new', now)?.name).toBe('new')
     expect(verifier.verify('rotating-token-old', Date.parse('2026-07-01T00:00:00Z'))).toBeNull()
     expect(verifier.verify('expired-token-xyz', now)).toBeNull()
     expect(verifier.verify('rotating-token-ol', now)).toBeNull()
   })
 
-  it('reads a tokens file with plain and sha256 entries', () => {
+  it('reads a tokens file with plain and sha256 entries; an entry without scopes has all three', () => {
     const file = join(dir, 'ok.json')
     writeFileSync(
       file,
       JSON.stringify([
-        { name: 'am', token: 'alertmanager-token-01' },
+        { name: 'am', token: 'alertmanager-token-01', scopes: ['webhook'] },
         { name: 'ci', sha256: sha256('ci-token-0000000001').toString('hex'), expiresAt: '2030-01-01T00:00:00Z' },
       ]),
     )
     const entries = readTokensFile(file)
-    expect(entries.map((e) => e.name)).toEqual(['am', 'ci'])
-    expect(new TokenVerifier(entries).verify('ci-token-0000000001')).toBe('ci')
+    expect(entries.map((e) => [e.name, e.scopes])).toEqual([
+      ['am', ['webhook']],
+      ['ci', ['webhook', 'rules:write', 'read']],
+    ])
+    expect(new TokenVerifier(entries).verify('ci-token-0000000001')?.name).toBe('ci')
   })
 
   it.each([
@@ -57,6 +77,9 @@ describe('bearer tokens (D5)', () => {
       ]),
       /duplicate token name "x"/,
     ],
+    ['the reserved name seed', JSON.stringify([{ name: 'seed', token: 'token-number-one-1' }]), /"seed" is reserved/],
+    ['an unknown scope', JSON.stringify([{ name: 'x', token: 'token-number-one-1', scopes: ['admin'] }]), /scopes/],
+    ['no scope at all', JSON.stringify([{ name: 'x', token: 'token-number-one-1', scopes: [] }]), /scopes/],
   ])('rejects a tokens file with %s', (_name, text, message) => {
     const file = join(dir, 'bad.json')
     writeFileSync(file, text)

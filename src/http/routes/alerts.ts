@@ -43,7 +43,7 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
 
   app.post<{ Body: WebhookPayload }>('/api/v1/alerts/alertmanager', {
     bodyLimit: webhookBodyLimit,
-    config: { invalidBodyCode: 'invalid_alert_payload', webhook: true },
+    config: { invalidBodyCode: 'invalid_alert_payload', webhook: true, scope: 'webhook' },
     preParsing: requireJson,
     schema: { body: webhookSchema, response: { 202: accepted } },
     handler: async (request, reply) => {

@@ -32,6 +32,7 @@ export interface IncidentRoutesDeps {
 /** D30: GET /api/v1/incidents (filters, pagination) and GET /api/v1/incidents/:id. */
 export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesDeps) {
   app.get<{ Querystring: ListQuery }>('/api/v1/incidents', {
+    config: { scope: 'read' },
     schema: {
       querystring: {
         type: 'object',
@@ -60,9 +61,12 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
     },
   })
 
-  app.get<{ Params: { id: string } }>('/api/v1/incidents/:id', async (request) => {
-    const incident = deps.incidents.get(request.params.id)
-    if (!incident) throw errors.notFound('No incident has this id.')
-    return incident
+  app.get<{ Params: { id: string } }>('/api/v1/incidents/:id', {
+    config: { scope: 'read' },
+    handler: async (request) => {
+      const incident = deps.incidents.get(request.params.id)
+      if (!incident) throw errors.notFound('No incident has this id.')
+      return incident
+    },
   })
 }

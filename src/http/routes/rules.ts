@@ -55,6 +55,7 @@ export interface RuleRoutesDeps {
 
 export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
   app.get<{ Querystring: { category?: Category } }>('/api/v1/rules', {
+    config: { scope: 'read' },
     schema: {
       querystring: { type: 'object', properties: { category: { enum: [...categories] } } },
       response: { 200: ruleList },
@@ -67,6 +68,7 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
   })
 
   app.get<{ Params: { idOrBranch: string } }>('/api/v1/rules/:idOrBranch', {
+    config: { scope: 'read' },
     schema: { response: { 200: ruleDetail } },
     handler: async (request) => {
       const rule = deps.rules.find(request.params.idOrBranch)
@@ -77,7 +79,7 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
 
   app.post<{ Body: CustomRuleInput }>('/api/v1/rules', {
     bodyLimit: ruleBodyLimit,
-    config: { invalidBodyCode: 'invalid_rule_schema' },
+    config: { invalidBodyCode: 'invalid_rule_schema', scope: 'rules:write' },
     preParsing: requireJson,
     schema: { body: rulepackSchema, response: { 201: ruleDetail } },
     handler: async (request, reply) => {
