@@ -1,78 +1,40 @@
 import { PatternIndex } from '../rules/pattern-index.js'
 import type { Excerpt } from '../text/excerpt.js'
 
+import { mask, secretSignatures } from './secret-signatures.js'
+
 // Secret redaction (D15): applied to every log excerpt before anything is stored, matched
-// or mailed. Over-redacting is safe, under-redacting is not. Every expression has bounded
-// quantifiers, so a hostile 512 KiB line costs linear time.
+// or mailed. Over-redacting is safe, under-redacting is not. The line rules are the
+// signatures of secret-signatures.ts; private key blocks, which span lines, are replaced
+// first over the whole excerpt.
 
-const mask = '[REDACTED]'
-const secretKey = '(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)'
+/**
+ * PEM and PGP private key blocks on lines of their own, indented or not. A block ends at
+ * its END line or, when the excerpt cut that off, where its base64 lines end: the log
+ * lines after it are evidence and stay. Header lines (Proc-Type, DEK-Info, PGP's Version
+ * and the blank line after it) are part of the block.
+ */
+const keyBlock =
+  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY( BLOCK)?-----[ \t]{0,40}(?=\r?\n|$)(?:\r?\n[ \t]{0,40}(?:[A-Za-z-]{1,40}:[^\r\n]{0,200})?(?=\r?\n)){0,8}(?:\r?\n[ \t]{0,40}[A-Za-z0-9+/=]{1,200}(?=\r?\n|$)){0,4000}(?:\r?\n[ \t]{0,40}-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
 
-// PEM private keys span lines. A block ends at its END line or, when the excerpt cut that
-// off, where its base64 lines end: the log lines after it are evidence and stay.
-const pemBlock: [RegExp, string] = [
-  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY-----(?:\r?\n(?:Proc-Type|DEK-Info):[^\r\n]{0,200}){0,4}(?:\r?\n[A-Za-z0-9+/=]{1,200}(?=\r?\n|$)){0,4000}(?:\r?\n-----END \1PRIVATE KEY-----)?/g,
-  `-----BEGIN $1PRIVATE KEY----- ${mask} -----END $1PRIVATE KEY-----`,
-]
+/**
+ * A key within one line: a PEM pasted on one line, or JSON's escaped newlines
+ * (`-----BEGIN PRIVATE KEY-----\nMIIE…\n-----END PRIVATE KEY-----`), up to its END or,
+ * cut off, to the end of its characters.
+ */
+const inlineKey =
+  /-----BEGIN ([A-Z0-9 ]{0,40})PRIVATE KEY( BLOCK)?-----(?:\\[nr]|[ \t]){0,8}[A-Za-z0-9+/=](?:\\[nr]|[ \t]|[A-Za-z0-9+/=]){0,20000}(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?/g
+
+const keyMask = `-----BEGIN $1PRIVATE KEY$2----- ${mask} -----END $1PRIVATE KEY$2-----`
+
+/** The expressions redaction runs, for the proofs of test/unit/redact.test.ts. */
+export const redactionPatterns: readonly RegExp[] = [keyBlock, inlineKey, ...secretSignatures.map((s) => s.pattern)]
 
 /**
  * A line can hold a secret only if it contains one of these (any case); most log lines do
- * not. Every rule below needs one of them in its match.
+ * not. Every signature names the words its matches hold.
  */
-export const secretMarkers: readonly string[] = [
-  'pass',
-  'pwd',
-  'secret',
-  'token',
-  'api',
-  'access',
-  'private',
-  'credential',
-  'authoriz',
-  'bearer',
-  'basic',
-  'session',
-  'sid=',
-  'ltpa',
-  '://',
-  'eyJ',
-  'AKIA',
-  'ASIA',
-  'AGPA',
-  'AIDA',
-  'AROA',
-  'oracle',
-]
-
-// Each rule applies within one line.
-const lineRules: Array<[RegExp, string]> = [
-  // JSON Web Tokens: header.payload.signature, both first parts base64url JSON.
-  [/\beyJ[A-Za-z0-9_-]{4,4096}\.eyJ[A-Za-z0-9_-]{4,8192}\.[A-Za-z0-9_-]{0,4096}/g, `${mask}-JWT`],
-  // AWS access key ids.
-  [/\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}\b/g, `${mask}-AWS-KEY`],
-  // Authorization headers, and bare Bearer/Basic credentials.
-  [
-    /(\bAuthorization\s{0,5}[:=]\s{0,5})(?:(Basic|Bearer|Digest|Negotiate|Token)\s{1,5})?[^\s,;"'}]{1,4096}/gi,
-    `$1$2 ${mask}`,
-  ],
-  [/\b(Bearer|Basic)\s{1,5}[A-Za-z0-9._~+/=-]{8,4096}/g, `$1 ${mask}`],
-  // user:password@ in URLs (JDBC, AMQP, Redis, HTTP, …) and Oracle's user/password@. The
-  // match starts at the literal `://`, which V8 searches for fast; the scheme before it
-  // needs no check.
-  [/(:\/\/[^\s/:@]{1,256}):[^\s/@]{1,1024}@/g, `$1:${mask}@`],
-  [/\b(jdbc:oracle:[a-z]{1,10}:[^\s/@:]{1,256})\/[^\s@]{1,1024}@/gi, `$1/${mask}@`],
-  // Session cookies and URL session ids.
-  [/(;jsessionid=)[^?#\s;"']{1,4096}/gi, `$1${mask}`],
-  [/\b(JSESSIONID(?:SSO)?|SESSIONID|SESSION|PHPSESSID|LtpaToken2?|connect\.sid)=[^;\s,"'?&#[]{1,4096}/gi, `$1=${mask}`],
-  // The two key-value rules start at the secret word itself: a leading `[\w.-]*` before it
-  // would be retried at every position (quadratic). The key's prefix (keyStore in
-  // keyStorePassword) lies outside the match and stays readable.
-  // JSON: "somePassword": "value".
-  [new RegExp(`(${secretKey}[\\w.-]{0,64}"\\s{0,5}:\\s{0,5}")(?:[^"\\\\]|\\\\.){0,4096}"`, 'gi'), `$1${mask}"`],
-  // key=value and key: value, including URL parameters and JVM arguments
-  // (-Djavax.net.ssl.keyStorePassword=…, ?password=…, ;password=…).
-  [new RegExp(`(${secretKey}[\\w.-]{0,64}\\s{0,5}[=:]\\s{0,5})(["']?)[^\\s"',;&}]{1,4096}`, 'gi'), `$1$2${mask}`],
-]
+export const secretMarkers: readonly string[] = [...new Set(secretSignatures.flatMap((s) => s.markers))]
 
 export function redact(text: string): string {
   return redactBytes(Buffer.from(text, 'utf8')).text
@@ -81,14 +43,16 @@ export function redact(text: string): string {
 /** Rewrites one line that holds a secret marker; the result never holds a newline. */
 export function redactLine(line: string): string {
   let redacted = line
-  for (const [pattern, replacement] of lineRules) redacted = redacted.replace(pattern, replacement)
+  for (const { pattern, replacement } of secretSignatures) {
+    redacted = redacted.replace(pattern, replacement as (match: string, ...groups: string[]) => string)
+  }
   return redacted
 }
 
 /** PEM private key blocks span lines, so they are replaced before the line rules run. */
 export function unblockPrivateKeys(bytes: Buffer): Buffer {
   if (!bytes.includes('PRIVATE KEY')) return bytes
-  return Buffer.from(bytes.toString('utf8').replace(pemBlock[0], pemBlock[1]), 'utf8')
+  return Buffer.from(bytes.toString('utf8').replace(keyBlock, keyMask).replace(inlineKey, keyMask), 'utf8')
 }
 
 /** An index of the markers alone: its rewriting scan is redaction with nothing to match. */

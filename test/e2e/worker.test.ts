@@ -358,16 +358,27 @@ describe('the redaction corpus end to end (D15)', () => {
         .filter((f) => f.startsWith('diagnostic.db'))
         .map((f) => readFileSync(join(cwd, 'data', f)).toString('latin1'))
         .join('')
+      const auth = { ca: svc.ca, headers: { authorization: `Bearer ${token}` } }
+      const list = (await request(`${svc.url}/api/v1/incidents`, auth)).json()
+      const detail = (await request(`${svc.url}/api/v1/incidents/${list.incidents[0]?.id}`, auth)).text
+      const api = `${JSON.stringify(list)}${detail}`
+      expect(api).toContain('corpus01')
       for (const sample of secretCorpus) {
         for (const secret of sample.secrets) {
           expect({
             sample: sample.name,
             inMail: mail?.content.includes(secret),
+            inHtml: mail?.html.includes(secret),
+            inText: mail?.text.includes(secret),
             inStore: stored.includes(secret),
+            inApi: api.includes(secret),
           }).toEqual({
             sample: sample.name,
             inMail: false,
+            inHtml: false,
+            inText: false,
             inStore: false,
+            inApi: false,
           })
         }
       }
