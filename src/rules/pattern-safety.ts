@@ -1,5 +1,6 @@
 import { check } from 'recheck'
 import type { Pattern } from './pattern.js'
+import { patternCostBudget, worstScanMs } from './pattern-cost.js'
 
 export type SafetyVerdict = { safe: true } | { safe: false; reason: string }
 
@@ -61,8 +62,9 @@ export function findNestedQuantifier(source: string): string | null {
 
 /**
  * Decides whether a pattern is safe to run over untrusted log text (D19): literals always
- * are; a regular expression must have no nested quantifier and be reported `safe` by
- * recheck within `timeoutMs` (`vulnerable`, `unknown` and errors are all unsafe).
+ * are; a regular expression must have no nested quantifier, be reported `safe` by
+ * recheck within `timeoutMs` (`vulnerable`, `unknown` and errors are all unsafe), and
+ * scan its worst-case text within the cost budget (pattern-cost.ts).
  * Verdicts are cached: the same source is never analysed twice.
  */
 export class PatternSafety {
@@ -92,7 +94,15 @@ export class PatternSafety {
     if (nested) return { safe: false, reason: `nested quantifier ${nested}` }
     try {
       const diagnostics = await check(source, flags, { timeout: this.options.timeoutMs })
-      if (diagnostics.status === 'safe') return { safe: true }
+      if (diagnostics.status === 'safe') {
+        const ms = worstScanMs(source, flags)
+        return ms <= patternCostBudget.maxMs
+          ? { safe: true }
+          : {
+              safe: false,
+              reason: `it takes ${Math.round(ms)} ms to scan 512 KiB of text built to be slow for it (the budget is ${patternCostBudget.maxMs} ms)`,
+            }
+      }
       if (diagnostics.status === 'vulnerable') {
         return { safe: false, reason: `${diagnostics.complexity.type} backtracking` }
       }

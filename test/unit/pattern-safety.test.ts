@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/paths.js'
 import { PatternSyntaxError, parsePattern } from '../../src/rules/pattern.js'
@@ -108,5 +109,21 @@ describe('PatternSafety (recheck, D19)', () => {
         verdict: { safe: true },
       })
     }
+  })
+})
+
+describe('the cost budget of a linear expression (issue 11, point 4)', () => {
+  it('refuses /Timeout.{1000}/: recheck calls it safe, yet it reads 1,000 characters after every occurrence', async () => {
+    expect((await check('Timeout.{1000}', '', { timeout: 10_000 })).status).toBe('safe')
+    const verdict = await safety.verdict(parsePattern('/Timeout.{1000}/'))
+    expect(verdict).toMatchObject({ safe: false, reason: expect.stringMatching(/the budget is 50 ms/) })
+  })
+
+  it.each([
+    '/Timeout after [0-9]{1,6} ms/',
+    '/Connection to [0-9.]{7,15}:[0-9]{2,5} refused/',
+    '/(?:foo|bar)baz[0-9]{1,3}/i',
+  ])('accepts the usual %s', async (source) => {
+    expect(await safety.verdict(parsePattern(source))).toEqual({ safe: true })
   })
 })

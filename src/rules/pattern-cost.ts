@@ -1,0 +1,49 @@
+import { PatternIndex } from './pattern-index.js'
+import { requiredLiterals } from './required-literals.js'
+
+/**
+ * What a regular expression may cost on the worst text we can build for it, measured at
+ * registration (docs/design.md, "What a rule may cost"). recheck refuses super-linear
+ * backtracking, but a linear expression can still cost a lot per character: `/Timeout.{1000}/`
+ * reads up to 1,000 characters after every "Timeout" of a line too short to match, about
+ * 230 ms per 512 KiB excerpt on this project's 2-core machine, where usual rules take 5 to
+ * 10 ms. The budget leaves usual rules a margin of five and more.
+ */
+export const patternCostBudget = { textBytes: 512 * 1024, maxMs: 50 }
+
+/**
+ * Texts built to be slow for a pattern: its required literals repeated, densely, on lines
+ * of several lengths (short lines make bounded repetitions fail at every occurrence),
+ * and on one line of the whole size.
+ */
+function worstCaseTexts(source: string, flags: string): string[] {
+  const size = patternCostBudget.textBytes
+  const words = (requiredLiterals(source, flags) ?? []).flat()
+  const unit = `${words.length > 0 ? words.join(' ') : 'x'} `
+  return [200, 1000, 4000, size].map((length) => {
+    const line = unit.repeat(Math.max(1, Math.floor((length - 1) / unit.length)))
+    return `${line}\n`.repeat(Math.ceil(size / (line.length + 1))).slice(0, size)
+  })
+}
+
+/**
+ * The slowest scan of the worst-case texts with the pattern alone, in ms: a text is scanned
+ * again only when it went over the budget (the lower of two times counts), so a usual
+ * pattern costs four scans of a few ms and a slow one stops at its first slow text twice.
+ */
+export function worstScanMs(source: string, flags: string): number {
+  const index = PatternIndex.fromSources([{ key: 'candidate', source: `/${source}/${flags}` }])
+  const time = (text: string) => {
+    const started = performance.now()
+    index.scan(text)
+    return performance.now() - started
+  }
+  let worst = 0
+  for (const text of worstCaseTexts(source, flags)) {
+    let ms = time(text)
+    if (ms > patternCostBudget.maxMs) ms = Math.min(ms, time(text))
+    worst = Math.max(worst, ms)
+    if (worst > patternCostBudget.maxMs) break
+  }
+  return worst
+}
