@@ -35,6 +35,7 @@ import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.j
 import { createLogAnalyzer } from './worker/analysis-pool.js'
 import { Housekeeping } from './worker/housekeeping.js'
 import { processEvent } from './worker/process-event.js'
+import { QueueStallMonitor } from './worker/queue-stall.js'
 import { Worker } from './worker/worker.js'
 
 export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
@@ -150,6 +151,15 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'mail' }),
   )
 
+  const depth = db.prepare<[], { status: string; items: number }>('SELECT status, items FROM queue_depth')
+  const stallMonitor = new QueueStallMonitor(
+    () => {
+      const items = Object.fromEntries(depth.all().map((row) => [row.status, row.items]))
+      return { queued: items.queued ?? 0, finished: (items.done ?? 0) + (items.failed ?? 0) }
+    },
+    readiness,
+    { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
+  )
   const housekeeping = new Housekeeping(
     (cutoff) => pruneOlderThan(db, cutoff),
     metrics,
@@ -165,6 +175,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     stopping ??= (async () => {
       readiness.set('shutting_down')
       housekeeping.stop()
+      stallMonitor.stop()
       // Requests in flight get half the shutdown bound to finish; then every connection
       // still open (a client that pipelines and never reads, say) is cut.
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2))
@@ -234,6 +245,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     )
     sender.start()
     housekeeping.start()
+    stallMonitor.start()
     if (config.workerEnabled) worker.start()
     app.log.info(
       {

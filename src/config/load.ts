@@ -22,6 +22,7 @@ export interface Config {
   templatesDir: string
   retentionDays: number
   queueCapacity: number
+  queueStallSeconds: number
   logLevel: LogLevel
   rateLimits: { perToken: number; perAddress: number }
   connectionLimits: ConnectionLimits
@@ -134,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     templatesDir: path('DIAG_TEMPLATES_DIR') ?? resolve(packageRoot, 'templates'),
     retentionDays: Number(value.DIAG_RETENTION_DAYS),
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
+    queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimits: {
       perToken: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),

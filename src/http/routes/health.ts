@@ -56,13 +56,14 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps)
   app.get('/health/live', { config }, async () => ({ status: 'UP' }))
 
   app.get('/health/ready', { config }, async (_request, reply) => {
-    if (readiness.isReady) return { status: 'UP' }
-    return reply.code(503).send({ status: 'DOWN', reason: readiness.state })
+    const probe = readiness.probe
+    if (probe.up) return { status: 'UP' }
+    return reply.code(503).send({ status: 'DOWN', reason: probe.reason })
   })
 
   const exposition = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.url.startsWith('/health') && prefersJson(request.headers.accept)) {
-      return { status: readiness.isReady ? 'UP' : 'DOWN', state: readiness.state, version }
+      return { status: readiness.probe.up ? 'UP' : 'DOWN', state: readiness.state, version }
     }
     const text = await render()
     return reply.type(metrics.registry.contentType).send(text)
