@@ -45,6 +45,12 @@ export const errors = {
     }),
   ruleConflict: (code: 'rule_branch_conflict' | 'rule_name_conflict' | 'rule_pattern_conflict', message: string) =>
     new AppError(409, code, message),
+  ruleLimitReached: (limit: number) =>
+    new AppError(
+      409,
+      'rule_limit_reached',
+      `The catalogue holds its maximum of ${limit} custom rules (DIAG_MAX_CUSTOM_RULES).`,
+    ),
   notFound: (message = 'No such resource.') => new AppError(404, 'not_found', message),
   methodNotAllowed: (allow: string) =>
     new AppError(405, 'method_not_allowed', 'Rules are append-only: this method is not allowed.', {

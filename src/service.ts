@@ -104,7 +104,13 @@ export async function startService(config: Config, announce: Announce = () => {}
     commits: metrics.ingestCommits,
     onQueued: () => worker?.kick(),
   })
-  const rules = new RulesService(new RulesRepository(db), new PatternSafety())
+  const rules = new RulesService(
+    new RulesRepository(db),
+    new PatternSafety(),
+    undefined,
+    undefined,
+    config.maxCustomRules,
+  )
 
   const material = readTlsMaterial(tls.files)
   const app = await buildApp(

@@ -23,6 +23,7 @@ export interface Config {
   retentionDays: number
   queueCapacity: number
   queueStallSeconds: number
+  maxCustomRules: number
   logLevel: LogLevel
   rateLimits: { perToken: number; perAddress: number }
   connectionLimits: ConnectionLimits
@@ -136,6 +137,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     retentionDays: Number(value.DIAG_RETENTION_DAYS),
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
+    maxCustomRules: Number(value.DIAG_MAX_CUSTOM_RULES),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimits: {
       perToken: Number(value.DIAG_RATE_LIMIT_PER_MINUTE),

@@ -40,6 +40,7 @@ export const configSchema = {
     DIAG_RETENTION_DAYS: integer(1, 3650, { default: 30 }),
     DIAG_QUEUE_CAPACITY: integer(1, 1_000_000, { default: 50 }),
     // A full queue from which nothing finished for this long turns readiness DOWN.
+    DIAG_MAX_CUSTOM_RULES: integer(10, 100_000, { default: 1000 }),
     DIAG_QUEUE_STALL_SECONDS: integer(1, 3600, { default: 30 }),
     DIAG_LOG_LEVEL: {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],

@@ -85,10 +85,14 @@ function customConditions(rule: CustomRule): Condition {
  * decided those whose pattern did not occur (false): 1,000 rules cost one scan, and the
  * engine runs about half the built-ins (about 0.3 ms instead of 0.35 to 0.4 per event:
  * most of a run is the engine's own fixed cost).
+ *
+ * The pattern indexes are built on first use: with analysis threads the worker matches
+ * there, each thread building its own from `patternSources()`, so registering a rule on
+ * the main thread never pays for an index over the whole catalogue.
  */
 export class Catalogue {
   readonly rules: readonly CatalogueRule[]
-  private readonly index: PatternIndex
+  private plainIndex: PatternIndex | undefined
   private readonly sources: PatternSource[] = []
   private readonly markedIndexes = new WeakMap<readonly string[], PatternIndex>()
   private readonly builtinRuleProperties: Array<{ properties: RuleProperties; requires: string | null }>
@@ -104,7 +108,6 @@ export class Catalogue {
       for (const signature of rule.signatures) this.sources.push({ key: rule.branch, source: signature })
     }
     for (const rule of custom) this.sources.push({ key: customKey(rule), source: rule.pattern })
-    this.index = PatternIndex.fromSources(this.sources)
 
     const properties = (rule: CatalogueRule): RuleProperties => ({
       name: String(rule.id),
@@ -134,8 +137,9 @@ export class Catalogue {
 
   /** Which patterns match a (redacted) log excerpt: the first matching line of each key. */
   matchLog(log: string): Map<string, PatternMatch> {
-    if (log.length > maxExcerptChars) return this.index.scan(log.slice(-maxExcerptChars))
-    return log ? this.index.scan(log) : new Map()
+    if (!log) return new Map()
+    this.plainIndex ??= PatternIndex.fromSources(this.sources)
+    return this.plainIndex.scan(log.length > maxExcerptChars ? log.slice(-maxExcerptChars) : log)
   }
 
   /**

@@ -29,6 +29,8 @@ export class RulesService {
     private readonly safety: Pick<PatternSafety, 'verdict'>,
     builtin: { rules: BuiltinRule[]; versions: Record<Family, string> } = loadBuiltinRules(),
     private readonly clock: () => Date = () => new Date(),
+    /** Custom rules the catalogue may hold, the seed included (docs/design.md). */
+    private readonly maxCustomRules = 1000,
   ) {
     this.current = new Catalogue(builtin.rules, store.all(), builtin.versions)
   }
@@ -76,6 +78,7 @@ export class RulesService {
       throw errors.invalidRuleSchema('The pattern is not a valid regular expression.', [{ path: '/pattern', message }])
     }
     this.checkConflicts(rule)
+    if (this.current.custom.length >= this.maxCustomRules) throw errors.ruleLimitReached(this.maxCustomRules)
     const verdict = await this.safety.verdict(pattern)
     if (!verdict.safe) throw errors.unsafeRegexPattern(verdict.reason)
 

@@ -303,3 +303,22 @@ describe('rules API (spec, D19, D20)', () => {
     expect(stored().filter((r) => r.branch === 'TD-30')).toHaveLength(1)
   })
 })
+
+describe('the cap on custom rules (issue 11, point 7)', () => {
+  it('answers 409 rule_limit_reached beyond DIAG_MAX_CUSTOM_RULES, storing nothing', async () => {
+    // The seed rulepack holds 10 rules: two more fit under a cap of 12.
+    const t = await build({ DIAG_MAX_CUSTOM_RULES: '12' })
+    try {
+      const rule = (i: number) =>
+        validRule({ branch: `CAP-${10 + i}`, ruleName: `CappedRule${i}`, pattern: `CappedRuleMarker${i}` })
+      expect((await t.call('POST', path, { json: rule(1) })).status).toBe(201)
+      expect((await t.call('POST', path, { json: rule(2) })).status).toBe(201)
+      const res = await t.call('POST', path, { json: rule(3) })
+      expectError(res, 409, 'rule_limit_reached')
+      expect(res.json().message).toContain('maximum of 12 custom rules')
+      expect(t.service.db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(12)
+    } finally {
+      await t.close()
+    }
+  })
+})
