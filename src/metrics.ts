@@ -18,6 +18,7 @@ export interface Metrics {
   alertsReceived: Counter<'outcome'>
   ingestCommits: Counter
   connectionsRefused: Counter<'reason'>
+  analysisTimeouts: Counter
 }
 
 function fileSize(path: string): number {
@@ -81,6 +82,10 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
     ingestCommits: counter(
       'diagnostic_ingest_commits_total',
       'Transactions that committed webhook requests; concurrent requests share one (group commit)',
+    ),
+    analysisTimeouts: counter(
+      'diagnostic_analysis_timeouts_total',
+      'Log analyses stopped at DIAG_ANALYSIS_TIMEOUT_MS: the thread was replaced, the report shows the gap',
     ),
     connectionsRefused: new Counter({
       name: 'diagnostic_connections_refused_total',

@@ -174,7 +174,10 @@ export async function startService(config: Config, announce: Announce = () => {}
   )
 
   const batcher = new WriteBatcher(db, { name: 'worker' })
-  const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }))
+  const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }), {
+    timeoutMs: config.analysisTimeoutMs,
+    onTimeout: () => metrics.analysisTimeouts.inc(),
+  })
 
   let stopping: Promise<void> | undefined
   const stop = () => {

@@ -32,6 +32,7 @@ export interface Config {
   workerConcurrency: number
   /** Threads that read, redact and match logs; 0 does it on the main thread. */
   analysisThreads: number
+  analysisTimeoutMs: number
   leaseMs: number
   httpTimeoutMs: number
   mailMaxAttempts: number
@@ -153,6 +154,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     workerConcurrency: Number(value.DIAG_WORKER_CONCURRENCY),
     analysisThreads: Number(value.DIAG_ANALYSIS_THREADS ?? Math.min(4, Math.max(1, availableParallelism() - 1))),
     leaseMs: Number(value.DIAG_WORKER_LEASE_MS),
+    analysisTimeoutMs: Number(value.DIAG_ANALYSIS_TIMEOUT_MS),
     httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
     mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),
     mailRetryBaseMs: Number(value.DIAG_MAIL_RETRY_BASE_MS),

@@ -74,6 +74,8 @@ export const configSchema = {
     DIAG_WORKER_LEASE_MS: integer(1000, 3_600_000, { default: 60_000 }),
     // No static default: one less than the CPUs, 1 to 4 (load.ts).
     DIAG_ANALYSIS_THREADS: integer(0, 64, { description: 'an integer from 0 (analyse on the main thread) to 64' }),
+    // The wall-clock bound on reading, redacting and matching one event's logs (threads only).
+    DIAG_ANALYSIS_TIMEOUT_MS: integer(50, 600_000, { default: 10_000 }),
     DIAG_HTTP_TIMEOUT_MS: integer(100, 60_000, { default: 3000 }),
     DIAG_MAIL_MAX_ATTEMPTS: integer(1, 50, { default: 6 }),
     DIAG_MAIL_RETRY_BASE_MS: integer(10, 600_000, { default: 2000 }),

@@ -2,7 +2,7 @@ import type { PatternMatch } from '../rules/pattern-index.js'
 import type { EvidenceFacts } from '../rules/types.js'
 import { emptyFacts } from './facts.js'
 import type { Inventory } from './inventory.js'
-import type { LogAnalysis } from './log-analysis.js'
+import { AnalysisTimeoutError, type LogAnalysis, timedOutAnalysis } from './log-analysis.js'
 import type { LogFileSummary } from './log-collector.js'
 import { logBounds } from './log-tail.js'
 import { collectMetrics, type MetricsEvidence } from './metrics-collector.js'
@@ -64,7 +64,12 @@ export async function collectEvidence(
     }
   }
   const [logs, metrics, probe] = await Promise.all([
-    options.analyzeLogs(sources.logs, inventory.roots),
+    // An analysis past its bound is an evidence gap: the event is still diagnosed and mailed.
+    options
+      .analyzeLogs(sources.logs, inventory.roots)
+      .catch((error: unknown) =>
+        error instanceof AnalysisTimeoutError ? timedOutAnalysis(sources.logs, error) : Promise.reject(error),
+      ),
     sources.metricsUrl ? collectMetrics(sources.metricsUrl, options.httpTimeoutMs) : null,
     sources.healthUrl ? probeHealth(sources.healthUrl, options.httpTimeoutMs) : null,
   ])

@@ -40,3 +40,21 @@ export function analyzeLogs(files: readonly string[], roots: readonly string[], 
   const { excerpt, matches } = match(tails.bytes, secretMarkers, redactLine)
   return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches }
 }
+
+/** An analysis that ran past its bound: its thread was terminated and replaced. */
+export class AnalysisTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the log analysis took longer than ${timeoutMs} ms`)
+    this.name = 'AnalysisTimeoutError'
+  }
+}
+
+/** The analysis of files that were not read because the analysis ran past its bound. */
+export function timedOutAnalysis(files: readonly string[], error: AnalysisTimeoutError): LogAnalysis {
+  return {
+    files: files.map((file) => ({ file, lines: 0, bytes: 0, truncated: false, error: `not read: ${error.message}` })),
+    read: false,
+    gc: summarizeGc(excerptOf(Buffer.alloc(0))),
+    matches: new Map(),
+  }
+}

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads'
-import { analyzeLogs, type LogAnalysis } from '../evidence/log-analysis.js'
+import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../evidence/log-analysis.js'
 import type { Catalogue } from '../rules/catalogue.js'
 import type { PatternSource } from '../rules/pattern-index.js'
 
@@ -62,6 +62,9 @@ export class AnalysisPool implements LogAnalyzer {
     size: number,
     private readonly log: { error(obj: object, msg: string): void },
     private readonly script: URL = threadScript,
+    /** Wall-clock bound on one analysis; past it the thread is terminated and replaced. */
+    private readonly timeoutMs = 10_000,
+    private readonly onTimeout: () => void = () => {},
   ) {
     for (let i = 0; i < size; i++) this.threads.push(this.spawn())
   }
@@ -79,7 +82,28 @@ export class AnalysisPool implements LogAnalyzer {
     }
     const id = this.nextId++
     return new Promise<LogAnalysis>((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject })
+      // A thread stuck in one task (a costly rule on hostile text) can only be stopped by
+      // terminating it; its other tasks fail with it and their events are retried.
+      const timer = setTimeout(() => {
+        thread.pending.delete(id)
+        this.onTimeout()
+        reject(new AnalysisTimeoutError(this.timeoutMs))
+        // Replaced at once, so that no new task goes to the thread while it terminates.
+        const index = this.threads.indexOf(thread)
+        if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
+        void thread.worker.terminate()
+      }, this.timeoutMs)
+      const settle = () => clearTimeout(timer)
+      thread.pending.set(id, {
+        resolve: (analysis) => {
+          settle()
+          resolve(analysis)
+        },
+        reject: (error) => {
+          settle()
+          reject(error)
+        },
+      })
       thread.worker.postMessage({ type: 'analyze', id, files, roots } satisfies ThreadRequest)
     })
   }
@@ -123,6 +147,12 @@ export class AnalysisPool implements LogAnalyzer {
   }
 }
 
-export function createLogAnalyzer(threads: number, log: { error(obj: object, msg: string): void }): LogAnalyzer {
-  return threads === 0 ? inProcessAnalyzer : new AnalysisPool(threads, log)
+export function createLogAnalyzer(
+  threads: number,
+  log: { error(obj: object, msg: string): void },
+  bound: { timeoutMs: number; onTimeout: () => void },
+): LogAnalyzer {
+  return threads === 0
+    ? inProcessAnalyzer
+    : new AnalysisPool(threads, log, threadScript, bound.timeoutMs, bound.onTimeout)
 }
