@@ -47,7 +47,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     forceCloseConnections: 'idle',
     logger: options.logger,
     serverFactory: (handler) => createHttpsServer(options.https, guard, handler),
-    clientErrorHandler: clientErrorHandler,
+    clientErrorHandler,
   }) as unknown as FastifyInstance
 
   // Our schemas are draft 2020-12 (D10, D19): Fastify validates with the same ajv flavour.

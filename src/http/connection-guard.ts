@@ -15,7 +15,7 @@ import type { Socket } from 'node:net'
  */
 export interface ConnectionLimits {
   anonymousConnectionsPerAddress: number
-  /** New connections per address and second, with bursts of `anonymousConnectionsPerAddress`. */
+  /** New connections per address and second, in bursts of up to `anonymousConnectionsPerAddress`. */
   newConnectionsPerAddressPerSecond: number
   requestsInFlightPerConnection: number
   unreadBytesPerConnection: number
@@ -115,6 +115,11 @@ export class ConnectionGuard {
     if (this.buckets.size >= maxTrackedAddresses) {
       // Addresses whose bucket has refilled are as good as new: forget them.
       for (const [key, bucket] of this.buckets) if (refill(bucket) >= burst) this.buckets.delete(key)
+      // Still full (many addresses at once): the oldest are forgotten, so memory stays bounded.
+      for (const key of this.buckets.keys()) {
+        if (this.buckets.size < maxTrackedAddresses) break
+        this.buckets.delete(key)
+      }
     }
     const bucket = this.buckets.get(address) ?? { tokens: burst, at: now }
     bucket.tokens = refill(bucket)
