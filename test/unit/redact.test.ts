@@ -1,3 +1,5 @@
+import { lintSource } from '@secretlint/core'
+import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend'
 import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { redact, redactionPatterns } from '../../src/evidence/redact.js'
@@ -61,4 +63,24 @@ describe('the redaction expressions', () => {
     },
     30_000,
   )
+})
+
+describe('secretlint, a maintained secret scanner, as a second opinion', () => {
+  const lint = async (content: string) =>
+    (
+      await lintSource({
+        source: { filePath: '/excerpt.log', content, contentType: 'text' },
+        options: { config: { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommended }] } },
+      })
+    ).messages
+
+  it('finds secrets in the corpus, and none left after redaction but masked ones', async () => {
+    const raw = secretCorpus.map((sample) => sample.line).join('\n')
+    expect((await lint(raw)).length).toBeGreaterThanOrEqual(10)
+    const redacted = redact(raw)
+    // What it still reports are URLs whose password is the mask itself.
+    for (const message of await lint(redacted)) {
+      expect(redacted.slice(message.range[0], message.range[1])).toContain('[REDACTED]')
+    }
+  })
 })
