@@ -157,11 +157,11 @@ export async function startService(config: Config, announce: Announce = () => {}
     app.log.child({ component: 'mail' }),
   )
 
-  const depth = db.prepare<[], { status: string; items: number }>('SELECT status, items FROM queue_depth')
+  const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
   const stallMonitor = new QueueStallMonitor(
     () => {
-      const items = Object.fromEntries(depth.all().map((row) => [row.status, row.items]))
-      return { queued: items.queued ?? 0, finished: (items.done ?? 0) + (items.failed ?? 0) }
+      const depth = queue.depth()
+      return { queued: depth.queued ?? 0, finished: (depth.done ?? 0) + (depth.failed ?? 0) }
     },
     readiness,
     { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
@@ -235,7 +235,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       now: () => new Date(),
     }
     worker = new Worker(
-      batchedClaims(new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 }), batcher),
+      batchedClaims(queue, batcher),
       async (lease, complete) => {
         const outcome = await processEvent(lease.eventId, deps, complete)
         sender.kick()

@@ -13,9 +13,9 @@ export interface LogTail {
 
 /**
  * The tail of one log file within the D15 bounds, read-only: opened O_RDONLY (no writes,
- * no locks) and only if it is a regular file (openRegularFile), only the last `maxBytes` read, a line cut by the start of the window
- * dropped, then at most `maxLines` lines kept. Works on the bytes (native searches for
- * newlines); decoding is the caller's, once.
+ * no locks) and only if it is a regular file (openRegularFile), only the last `maxBytes`
+ * read, a line cut by the start of the window dropped, then at most `maxLines` lines
+ * kept. Works on the bytes (native searches for newlines); decoding is the caller's, once.
  */
 export function readLogTail(path: string, bounds = logBounds): LogTail {
   const { fd, size } = openRegularFile(path)
