@@ -1,6 +1,6 @@
 // The secrets redaction removes from every log line (docs/design.md, "Secret redaction").
 //
-// Vendor token shapes follow the rule sets of gitleaks (config/gitleaks.toml, MIT) and
+// Vendor token shapes follow the rule sets of gitleaks (its default configuration, MIT) and
 // secretlint's recommended preset (MIT), whose ids each entry names as its origin; the
 // expressions are written here, not copied, because each must (1) run over every marked
 // line of a 512 KiB excerpt with a linear-time proof by recheck (test/unit/redact.test.ts),

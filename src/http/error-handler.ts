@@ -60,7 +60,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   })
 }
 
-/** The D7 body as a complete HTTP/1.1 response, for errors raised before Fastify has a request. */
+/** The error body (README, "Errors") as a complete HTTP/1.1 response, for errors raised before Fastify has a request. */
 function rawResponse(error: AppError): string {
   const body = JSON.stringify({ error: error.code, message: error.message })
   return [

@@ -5,7 +5,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Public routes (health, metrics) skip authentication. */
     public?: boolean
-    /** The Alertmanager webhook: never rate limited once authenticated (D9). */
+    /** The Alertmanager webhook: never rate limited once authenticated (docs/design.md). */
     webhook?: boolean
     /** The scope a token needs for this route (403 without it). */
     scope?: Scope

@@ -12,7 +12,7 @@ export function readinessGate(readiness: Readiness) {
 }
 
 /**
- * D5: names the token a request carries, if it is valid and unexpired. Nothing is refused
+ * Names the token a request carries, if it is valid and unexpired. Nothing is refused
  * here: the rate limit that comes next keys on the principal, or on the client address
  * for a request without one, so that failed authentications are limited too.
  */
@@ -28,7 +28,7 @@ export function identify(verifier: TokenVerifier, onAuthenticated: (request: Fas
 }
 
 /**
- * D5: every non-public route needs a valid, unexpired bearer token (401) with the route's
+ * Every non-public route needs a valid, unexpired bearer token (401) with the route's
  * scope (403); checked before the body is read. A route that declares no scope is refused
  * to every token: a forgotten declaration fails closed.
  */

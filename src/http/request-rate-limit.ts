@@ -14,7 +14,7 @@ export interface RequestRateLimits {
  * One rate limit over every route, keyed on the token's name or, without a valid token, on
  * the client address. An authenticated webhook is never limited: Alertmanager drops a
  * notification answered 4xx for good, so overload there is answered 503 by the queue bound,
- * which it retries (D9).
+ * which it retries (docs/design.md, "Rate limits never drop an alert").
  */
 export function requestRateLimit(limits: RequestRateLimits): RateLimitPluginOptions {
   const key = (request: FastifyRequest) =>

@@ -116,7 +116,7 @@ export class RulesService {
 const foldedName = (name: string) => name.normalize('NFKC').toLowerCase()
 
 /**
- * D19: lower-case classification and confidence, ruleId null when absent. `createdBy` is
+ * Lower-case classification and confidence, ruleId null when absent. `createdBy` is
  * the name of the token that registered the rule, never a value from the request body.
  */
 function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
