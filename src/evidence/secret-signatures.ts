@@ -11,7 +11,7 @@
 //
 // Every quantifier is bounded. A token shape that could begin anywhere inside a long run of
 // its own characters starts with a lookbehind that refuses such a start, so a run is tried
-// once, not once per position (the JWT rule took 1.7 s on a crafted line before).
+// once, not once per position (the JWT rule took 3.1 s on 512 KiB of `-eyJ` before).
 
 export interface SecretSignature {
   id: string
