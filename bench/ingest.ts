@@ -13,7 +13,7 @@ const connections = 16
 const token = 'bench-token-000000000001'
 const path = '/api/v1/alerts/alertmanager'
 
-function alertBody(fingerprint: string): string {
+function alertBody(benchId: string): string {
   return JSON.stringify({
     version: '4',
     receiver: 'diagnostic-service',
@@ -34,12 +34,12 @@ function alertBody(fingerprint: string): string {
           appserver_instance: 'app-01',
           check: 'health_ready',
           severity: 'critical',
+          bench_id: benchId,
         },
         annotations: { summary: 'Tomcat app-01 health check failing for 5 minutes' },
         startsAt: '2026-11-22T04:55:00.000Z',
         endsAt: '0001-01-01T00:00:00Z',
         generatorURL: 'http://prometheus:9090/graph?g0.expr=probe_success%3D%3D0',
-        fingerprint,
       },
     ],
   })

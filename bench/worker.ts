@@ -65,10 +65,10 @@ function webhookBody(i: number): string {
           appserver_instance: instance,
           check: 'health',
           severity: 'critical',
+          bench_id: fingerprint(i),
         },
         annotations: { summary: 'bench' },
         startsAt: new Date(Date.UTC(2026, 10, 22, 5, 0, 0) + i * 1000).toISOString(),
-        fingerprint: fingerprint(i),
       },
     ],
   })
@@ -229,11 +229,11 @@ async function main() {
     const calibrationAfter = calibrate()
     const unit = (calibrationBefore + calibrationAfter) / 2
 
-    // Latency per alert: its event id (in the mail) maps to its fingerprint in the store.
+    // Latency per alert: its event id (in the mail) maps to its bench_id label in the store.
     const identities = new Map<string, string>()
     const db = new (await import('better-sqlite3')).default(join(work, 'data', 'diagnostic.db'), { readonly: true })
-    for (const row of db.prepare('SELECT id, identity FROM events').all() as Array<{ id: string; identity: string }>)
-      identities.set(row.id, row.identity)
+    const rows = db.prepare("SELECT id, json_extract(alert, '$.labels.bench_id') AS benchId FROM events").all()
+    for (const row of rows as Array<{ id: string; benchId: string }>) identities.set(row.id, row.benchId)
     db.close()
     const latencies = [...delivered].flatMap(([event, at]) => {
       const identity = identities.get(event) ?? ''

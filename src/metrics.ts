@@ -19,6 +19,8 @@ export interface Metrics {
   ingestCommits: Counter
   connectionsRefused: Counter<'reason'>
   analysisTimeouts: Counter
+  alertTransitions: Counter<'transition'>
+  fingerprintMismatches: Counter
 }
 
 function fileSize(path: string): number {
@@ -95,9 +97,19 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
     }),
     alertsReceived: new Counter({
       name: 'diagnostic_alerts_received_total',
-      help: 'Alerts received on the webhook, by outcome (queued or duplicate)',
+      help: 'Alerts received on the webhook, by outcome (queued for a mail, recorded without one, or duplicate)',
       labelNames: ['outcome'],
       registers,
     }),
+    alertTransitions: new Counter({
+      name: 'diagnostic_alert_transitions_total',
+      help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, unmatched_resolution, superseded, ...',
+      labelNames: ['transition'],
+      registers,
+    }),
+    fingerprintMismatches: counter(
+      'diagnostic_fingerprint_mismatches_total',
+      'Alerts whose sender-claimed fingerprint is not the fingerprint of their labels (ignored; the labels decide)',
+    ),
   }
 }

@@ -232,6 +232,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       mailTo: config.mailTo,
       version,
       httpTimeoutMs: config.httpTimeoutMs,
+      followWaitMs: config.followWaitSeconds * 1000,
       now: () => new Date(),
     }
     worker = new Worker(

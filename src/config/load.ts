@@ -23,6 +23,7 @@ export interface Config {
   retentionDays: number
   queueCapacity: number
   queueStallSeconds: number
+  followWaitSeconds: number
   maxCustomRules: number
   logLevel: LogLevel
   rateLimits: { perToken: number; perAddress: number }
@@ -138,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     retentionDays: Number(value.DIAG_RETENTION_DAYS),
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
+    followWaitSeconds: Number(value.DIAG_FOLLOW_WAIT_SECONDS),
     maxCustomRules: Number(value.DIAG_MAX_CUSTOM_RULES),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimits: {

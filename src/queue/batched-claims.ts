@@ -14,6 +14,7 @@ export function batchedClaims(queue: WorkQueue, batcher: WriteBatcher): QueuePor
     renew: (lease) => queue.renew(lease),
     complete: (lease) => queue.complete(lease),
     retry: (lease, delayMs, error) => queue.retry(lease, delayMs, error),
+    defer: (lease, delayMs, reason) => queue.defer(lease, delayMs, reason),
     fail: (lease, error) => queue.fail(lease, error),
     recoverExpired: () => queue.recoverExpired(),
   }

@@ -37,6 +37,9 @@ export class WorkQueue {
       ),
       finish: db.prepare(`UPDATE queue_items SET status = ?, lease_token = NULL, locked_until = NULL, last_error = ?,
         available_at = ?, updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'processing'`),
+      defer: db.prepare(`UPDATE queue_items SET status = 'queued', attempts = attempts - 1, lease_token = NULL,
+        locked_until = NULL, last_error = ?, available_at = ?, updated_at = ?
+        WHERE id = ? AND lease_token = ? AND status = 'processing'`),
       expired: db.prepare<[number], { id: number; expiries: number }>(
         "SELECT id, expiries FROM queue_items WHERE status = 'processing' AND locked_until < ?",
       ),
@@ -77,6 +80,12 @@ export class WorkQueue {
   /** Back to the queue after a processing error, due again after `delayMs`. */
   retry(lease: Lease, delayMs: number, error: string): boolean {
     return this.finish(lease, 'queued', error, this.now() + delayMs)
+  }
+
+  /** Back to the queue, due after `delayMs`, the claim not counted as an attempt. */
+  defer(lease: Lease, delayMs: number, reason: string): boolean {
+    const now = this.now()
+    return this.statements.defer.run(reason, now + delayMs, now, lease.itemId, lease.token).changes === 1
   }
 
   fail(lease: Lease, error: string): boolean {

@@ -23,8 +23,13 @@ export function diagnosisSubject(a: {
   branch: string
   ruleName: string
   category: string
+  /** A re-fire report, or a report on an occurrence that had already ended. */
+  state?: 're-fired' | 'ended' | null
 }): string {
-  return headerValue(`[${a.severity}] ${a.alertname} on ${a.instance}: ${a.branch} ${a.ruleName} (${a.category})`)
+  const state = a.state === 're-fired' ? 'Re-fired: ' : a.state === 'ended' ? 'Ended: ' : ''
+  return headerValue(
+    `[${a.severity}] ${state}${a.alertname} on ${a.instance}: ${a.branch} ${a.ruleName} (${a.category})`,
+  )
 }
 
 export function recoverySubject(a: {

@@ -5,7 +5,9 @@ import { address, composeMessage } from './mime-message.js'
 
 export interface OutgoingMail {
   eventId: string
-  kind: 'diagnosis' | 'recovery'
+  kind: 'diagnosis' | 'refire' | 'recovery'
+  /** Not sent while this event's mail is still pending: mails of an incident go in order. */
+  afterEventId: string | null
   messageId: string
   inReplyTo: string | null
   subject: string

@@ -37,6 +37,8 @@ export function composeMessage(
     ['Date', (options.date ?? new Date()).toUTCString().replace('GMT', '+0000')],
     ['MIME-Version', '1.0'],
     ['X-Diagnostic-Event', mail.eventId],
+    // diagnosis, refire or recovery: for mail filters, and for tests of the lifecycle.
+    ['X-Diagnostic-Kind', mail.kind],
     ['Auto-Submitted', 'auto-generated'],
     ['Content-Type', `multipart/alternative; boundary="${boundary}"`],
   )

@@ -99,7 +99,9 @@ export class OutboxSender {
         if (outcome.state === 'sent') this.counters.notificationsSent.inc()
         if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
       }
-      if (rows.length < this.options.batch || this.stopped) return
+      // A mail that was waiting for one just sent (or failed for good) is due now.
+      const settled = outcomes.some((outcome) => outcome.state !== 'retry')
+      if ((rows.length < this.options.batch && !settled) || this.stopped) return
     }
   }
 

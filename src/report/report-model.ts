@@ -56,6 +56,8 @@ export interface DiagnosisModel {
   generatedAt: string
   version: string
   alert: AlertView
+  /** Re-fired, or already ended when the report was made (docs/design.md, "Incidents"). */
+  lifecycle: string | null
   labels: Array<{ name: string; value: string }>
   annotations: Array<{ name: string; value: string }>
   primary: FindingView
@@ -118,6 +120,7 @@ export function diagnosisModel(input: {
   evidence: EvidenceSummary
   /** Whether any log text was read (section 4 says so when none was). */
   logsRead: boolean
+  lifecycle: string | null
   version: string
   now: Date
 }): DiagnosisModel {
@@ -127,6 +130,7 @@ export function diagnosisModel(input: {
     generatedAt: input.now.toISOString(),
     version: input.version,
     alert,
+    lifecycle: input.lifecycle,
     labels: entries(alert.labels),
     annotations: entries(alert.annotations),
     primary: findingView(diagnosis.primary),
@@ -167,7 +171,16 @@ export interface RecoveryModel {
   generatedAt: string
   version: string
   alert: AlertView
-  incident: { id: string; openedAt: string; resolvedAt: string; duration: string; firingEventId: string }
+  incident: {
+    id: string
+    /** When the alert started, resolved (its endsAt) and how long between. */
+    openedAt: string
+    resolvedAt: string
+    duration: string
+    /** How long after the end the resolution reached the service. */
+    notifiedAfter: string
+    firingEventId: string
+  }
   headline: { branch: string; ruleName: string; category: string; classification: string } | null
 }
 

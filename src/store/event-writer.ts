@@ -1,20 +1,19 @@
 import { StoreError } from '../errors.js'
+import type { TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
+import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
 import { WriteBatcher } from './write-batcher.js'
 
 export type AlertStatus = 'firing' | 'resolved'
 
-/** One alert of a webhook, ready to store (D11: one event per alert). */
-export interface AlertEventInput {
-  identity: string
-  fingerprint: string | null
-  status: AlertStatus
-  startsAt: string
-  endsAt: string | null
-  alertname: string
-  instance: string
-  severity: string
+/** One alert of a webhook, ready to store: identity and instants already computed. */
+export interface AlertEventInput extends LedgerNotification {
+  /** The fingerprint the sender claimed, if any (compared, never trusted). */
+  claimedFingerprint: string | null
+  /** startsAt and endsAt as sent. */
+  startsAtText: string
+  endsAtText: string | null
   /** The alert object as received, labels and annotations included. */
   alert: unknown
 }
@@ -31,6 +30,11 @@ export interface IngestedEvent {
   fingerprint: string
   status: AlertStatus
   duplicate: boolean
+  /** What the notification did to its incident (incidents/lifecycle.ts). */
+  transition: TransitionKind
+  incidentId: string
+  /** An older open incident of the same alert that this one closed as superseded. */
+  superseded?: string
 }
 
 export type IngestOutcome =
@@ -46,6 +50,7 @@ export type IngestOutcome =
  */
 export class EventWriter {
   private readonly batcher: WriteBatcher
+  private readonly ledger: IncidentLedger
   private readonly statements
 
   constructor(
@@ -58,18 +63,15 @@ export class EventWriter {
       onQueued?: () => void
     },
   ) {
+    this.ledger = new IncidentLedger(db)
     this.statements = {
       queuedCount: db.prepare("SELECT items FROM queue_depth WHERE status = 'queued'").pluck(),
-      claimKey: db.prepare(
-        'INSERT OR IGNORE INTO dedup_keys (identity, starts_at, status, event_id) VALUES (?, ?, ?, ?)',
-      ),
-      existingEvent: db
-        .prepare('SELECT event_id FROM dedup_keys WHERE identity = ? AND starts_at = ? AND status = ?')
-        .pluck(),
-      insertEvent: db.prepare(`INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
-        alertname, instance, severity, alert, receiver, group_key, principal, received_at)
-        VALUES (@id, @identity, @fingerprint, @status, @startsAt, @endsAt, @alertname, @instance, @severity,
-        @alert, @receiver, @groupKey, @principal, @receivedAt)`),
+      insertEvent: db.prepare(`INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at, starts_ms,
+        ends_ms, alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id,
+        transition, after_event_id)
+        VALUES (@id, @identity, @claimedFingerprint, @status, @startsAtText, @endsAtText, @startsAt, @endsAt,
+        @alertname, @instance, @severity, @alert, @receiver, @groupKey, @principal, @receivedAt, @incidentId,
+        @transition, @afterEventId)`),
       enqueue: db.prepare(
         'INSERT INTO queue_items (event_id, available_at, created_at, updated_at) VALUES (?, ?, ?, ?)',
       ),
@@ -111,17 +113,23 @@ export class EventWriter {
 
   /**
    * Alertmanager re-sends every alert of a group on each repeat interval, so most traffic
-   * is duplicates. A de-dup key, once committed, never changes: when every alert of the
-   * request already has one, the answer needs no write, no batch and no wait.
+   * is duplicates: notifications that change nothing in their incident's current state.
+   * When every alert of the request is one, the answer needs no write, no batch and no
+   * wait; it is ordered before any request still waiting for its commit.
    */
   private knownDuplicates(request: IngestRequest): IngestOutcome | undefined {
     const events: IngestedEvent[] = []
     for (const alert of request.alerts) {
-      const existing = this.statements.existingEvent.get(alert.identity, alert.startsAt, alert.status)
-      if (existing === undefined) return undefined
-      events.push({ eventId: String(existing), fingerprint: alert.identity, status: alert.status, duplicate: true })
+      const t = this.ledger.peek(alert)
+      if (t.kind !== 'duplicate') return undefined
+      events.push(this.duplicate(alert, t.occurrence.id, this.ledger.repeated(t, alert.status)))
     }
     return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
+  }
+
+  private duplicate(alert: AlertEventInput, incidentId: string, eventId: string): IngestedEvent {
+    const { fingerprint, status } = alert
+    return { eventId, fingerprint, status, duplicate: true, transition: 'duplicate', incidentId }
   }
 
   private now(): number {
@@ -130,35 +138,44 @@ export class EventWriter {
 
   private writeRequest(request: IngestRequest, now: number): IngestOutcome {
     const events: IngestedEvent[] = []
+    let queued = 0
     for (const alert of request.alerts) {
       const eventId = uuidv7(now)
-      // The key decides: in the IMMEDIATE transaction no other writer can claim it between
-      // this insert and the event's, and the deferred foreign key is checked at commit.
-      if (this.statements.claimKey.run(alert.identity, alert.startsAt, alert.status, eventId).changes === 0) {
-        const existing = String(this.statements.existingEvent.get(alert.identity, alert.startsAt, alert.status))
-        events.push({ eventId: existing, fingerprint: alert.identity, status: alert.status, duplicate: true })
+      // In the IMMEDIATE transaction no other writer changes the incident between this
+      // read and the event's insert.
+      const applied = this.ledger.apply(alert, eventId, now)
+      if (applied.duplicateOf) {
+        events.push(this.duplicate(alert, applied.incidentId, applied.duplicateOf))
         continue
       }
       this.statements.insertEvent.run({
+        ...alert,
         id: eventId,
-        identity: alert.identity,
-        fingerprint: alert.fingerprint,
-        status: alert.status,
-        startsAt: alert.startsAt,
-        endsAt: alert.endsAt,
-        alertname: alert.alertname,
-        instance: alert.instance,
-        severity: alert.severity,
         alert: JSON.stringify(alert.alert),
         receiver: request.receiver,
         groupKey: request.groupKey,
         principal: request.principal,
         receivedAt: now,
+        incidentId: applied.incidentId,
+        transition: applied.transition,
+        afterEventId: applied.afterEventId,
       })
-      this.statements.enqueue.run(eventId, now, now, now)
-      events.push({ eventId, fingerprint: alert.identity, status: alert.status, duplicate: false })
+      // Only an event with a mail to make goes to the worker; the others are complete.
+      if (applied.mail) {
+        this.statements.enqueue.run(eventId, now, now, now)
+        queued++
+      }
+      events.push({
+        eventId,
+        fingerprint: alert.fingerprint,
+        status: alert.status,
+        duplicate: false,
+        transition: applied.transition,
+        incidentId: applied.incidentId,
+        ...(applied.superseded ? { superseded: applied.superseded } : {}),
+      })
     }
     const duplicates = events.filter((event) => event.duplicate).length
-    return { kind: 'accepted', received: events.length, queued: events.length - duplicates, duplicates, events }
+    return { kind: 'accepted', received: events.length, queued, duplicates, events }
   }
 }

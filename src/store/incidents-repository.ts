@@ -1,7 +1,7 @@
 import type { Db } from './database.js'
 
 export interface IncidentFilter {
-  status?: 'open' | 'resolved'
+  status?: 'open' | 'resolved' | 'superseded'
   instance?: string
   category?: string
   /** Epoch milliseconds: incidents opened at or after. */
@@ -14,18 +14,20 @@ export interface IncidentFilter {
 interface IncidentRow {
   id: string
   status: string
+  fingerprint: string
   alertname: string
   instance: string
   severity: string
-  starts_at: string
+  starts_at: number
   opened_at: number
-  resolved_at: number | null
+  ended_at: number | null
+  closed_at: number | null
+  superseded_by: string | null
+  refires: number
   branch: string | null
   rule_name: string | null
   category: string | null
   classification: string | null
-  firing_event_id: string
-  resolved_event_id: string | null
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -37,16 +39,22 @@ function summary(row: IncidentRow) {
     alertname: row.alertname,
     instance: row.instance,
     severity: row.severity,
-    startsAt: row.starts_at,
+    fingerprint: row.fingerprint,
+    startsAt: iso(row.starts_at),
     openedAt: iso(row.opened_at),
-    resolvedAt: iso(row.resolved_at),
+    // Alertmanager's endsAt of the resolution; a superseded incident ended when the next began.
+    resolvedAt: row.status === 'resolved' ? iso(row.ended_at) : null,
+    endedAt: iso(row.ended_at),
+    durationSeconds: row.ended_at === null ? null : Math.max(0, Math.round((row.ended_at - row.starts_at) / 1000)),
+    supersededBy: row.superseded_by,
+    refires: row.refires,
     diagnosis: row.branch
       ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }
       : null,
   }
 }
 
-/** The read side for people (D30): what the service concluded, without reading mail. */
+/** The read side for people: what the service concluded, without reading mail. */
 export class IncidentsRepository {
   constructor(private readonly db: Db) {}
 
@@ -88,27 +96,24 @@ export class IncidentsRepository {
   get(id: string) {
     const row = this.db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE id = ?').get(id)
     if (!row) return undefined
-    const event = (eventId: string | null) => {
-      if (!eventId) return null
-      const e = this.db
-        .prepare<[string], { id: string; status: string; received_at: number; alert: string }>(
-          'SELECT id, status, received_at, alert FROM events WHERE id = ?',
-        )
-        .get(eventId)
-      return e
-        ? { id: e.id, status: e.status, receivedAt: iso(e.received_at), alert: JSON.parse(e.alert) as unknown }
-        : null
-    }
-    const result = this.db
-      .prepare<[string], { result: string }>('SELECT result FROM results WHERE event_id = ?')
-      .get(row.firing_event_id)
-    const delivery = this.db
-      .prepare<[string, string | null], Record<string, unknown>>(
-        `SELECT kind, status, attempts, last_error, sent_at, message_id, subject FROM outbox
-         WHERE event_id IN (?, ?) ORDER BY id`,
+    const events = this.db
+      .prepare<[string], { id: string; status: string; transition: string; received_at: number; alert: string }>(
+        'SELECT id, status, transition, received_at, alert FROM events WHERE incident_id = ? ORDER BY received_at, id',
       )
-      .all(row.firing_event_id, row.resolved_event_id)
+      .all(id)
+    const result = this.db
+      .prepare<[string], { result: string }>(
+        "SELECT result FROM results WHERE incident_id = ? AND kind = 'diagnosis' ORDER BY created_at DESC, event_id DESC LIMIT 1",
+      )
+      .get(id)
+    const delivery = this.db
+      .prepare<[string], Record<string, unknown>>(
+        `SELECT o.event_id, o.kind, o.status, o.attempts, o.last_error, o.sent_at, o.message_id, o.subject
+         FROM outbox o JOIN events e ON e.id = o.event_id WHERE e.incident_id = ? ORDER BY o.id`,
+      )
+      .all(id)
       .map((d) => ({
+        eventId: d.event_id,
         kind: d.kind,
         status: d.status,
         attempts: d.attempts,
@@ -120,14 +125,21 @@ export class IncidentsRepository {
     const diagnosis = result ? (JSON.parse(result.result) as Record<string, unknown>) : null
     return {
       ...summary(row),
-      firingEvent: event(row.firing_event_id),
-      resolvedEvent: event(row.resolved_event_id),
+      // Every notification that changed the incident, in the order they were acknowledged.
+      events: events.map((e) => ({
+        id: e.id,
+        status: e.status,
+        transition: e.transition,
+        receivedAt: iso(e.received_at),
+        alert: JSON.parse(e.alert) as unknown,
+      })),
       diagnosis: diagnosis
         ? {
             primary: diagnosis.primary,
             matches: diagnosis.matches,
             excerpts: diagnosis.excerpts,
             catalogue: diagnosis.catalogue,
+            lifecycle: diagnosis.lifecycle ?? null,
           }
         : null,
       evidence: diagnosis?.evidence ?? null,

@@ -1,16 +1,26 @@
 import type { Db } from './database.js'
 
 /**
- * D22: removes events received before `cutoff` with everything they produced (de-dup
- * keys, queue items, results, outbox rows and incidents go by cascade). Rules are never
- * touched, nor events still waiting for or in the worker. Returns the records removed
- * (events and incidents). One transaction.
+ * Removes what is older than `cutoff` (DIAG_RETENTION_DAYS): an incident goes, with all its
+ * events and everything they produced (queue items, results, outbox rows, by cascade),
+ * once its latest event is older and none of them waits for or is in the worker. An open
+ * incident goes too when nothing was heard of it since: a later firing of the same alert
+ * and start opens a new one. Rules are never touched. Returns the records removed (events
+ * and incidents). One transaction.
  */
 export function pruneOlderThan(db: Db, cutoff: number): number {
-  const old = `received_at < @cutoff AND id NOT IN (SELECT event_id FROM queue_items WHERE status IN ('queued', 'processing'))`
-  const countIncidents = db
-    .prepare(`SELECT count(*) FROM incidents WHERE firing_event_id IN (SELECT id FROM events WHERE ${old})`)
+  const stale = `SELECT incident_id FROM events WHERE incident_id IS NOT NULL GROUP BY incident_id
+    HAVING max(received_at) < @cutoff`
+  const busy = `SELECT e.incident_id FROM events e JOIN queue_items q ON q.event_id = e.id
+    WHERE q.status IN ('queued', 'processing')`
+  const countEvents = db
+    .prepare(`SELECT count(*) FROM events WHERE incident_id IN (${stale}) AND incident_id NOT IN (${busy})`)
     .pluck()
-  const deleteEvents = db.prepare(`DELETE FROM events WHERE ${old}`)
-  return db.transaction(() => Number(countIncidents.get({ cutoff })) + deleteEvents.run({ cutoff }).changes).immediate()
+  const deleteIncidents = db.prepare(`DELETE FROM incidents WHERE id IN (${stale}) AND id NOT IN (${busy})`)
+  return db
+    .transaction(() => {
+      const events = Number(countEvents.get({ cutoff }))
+      return events + deleteIncidents.run({ cutoff }).changes
+    })
+    .immediate()
 }

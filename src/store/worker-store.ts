@@ -1,16 +1,15 @@
 import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../report/outbox-sender.js'
 import type { IncidentRecord, StoredEvent, WorkerStore } from '../worker/ports.js'
 import type { Db } from './database.js'
-import { uuidv7 } from './ids.js'
 import type { WriteBatcher } from './write-batcher.js'
 
 interface IncidentRow {
   id: string
-  identity: string
-  starts_at: string
-  status: 'open' | 'resolved'
-  firing_event_id: string
-  opened_at: number
+  fingerprint: string
+  starts_at: number
+  status: IncidentRecord['status']
+  ended_at: number | null
+  firing_event_id: string | null
   branch: string | null
   rule_name: string | null
   category: string | null
@@ -20,11 +19,11 @@ interface IncidentRow {
 function toIncident(row: IncidentRow): IncidentRecord {
   return {
     id: row.id,
-    identity: row.identity,
+    fingerprint: row.fingerprint,
     startsAt: row.starts_at,
     status: row.status,
+    endedAt: row.ended_at,
     firingEventId: row.firing_event_id,
-    openedAt: row.opened_at,
     headline:
       row.branch && row.rule_name && row.category && row.classification
         ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }
@@ -33,46 +32,35 @@ function toIncident(row: IncidentRow): IncidentRecord {
 }
 
 /**
- * The worker's storage (worker/ports.ts) on the one SQLite connection. Its writes, and
- * the incident look-up of a resolution, go through `batcher`: the events of one turn of
- * the event loop share a commit, and a resolution sees the incident of a firing event
- * that was claimed before it.
+ * The worker's storage (worker/ports.ts) on the one SQLite connection. Its commits go
+ * through `batcher`: the events of one turn of the event loop share a commit.
  */
 export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
   const s = {
     event: db.prepare<[string], Record<string, unknown>>(
-      'SELECT id, identity, fingerprint, status, starts_at, alertname, instance, severity, alert, received_at FROM events WHERE id = ?',
+      `SELECT id, identity, status, starts_at, starts_ms, alertname, instance, severity, alert, received_at,
+        incident_id, transition, after_event_id FROM events WHERE id = ?`,
     ),
     hasResult: db.prepare('SELECT 1 FROM results WHERE event_id = ?').pluck(),
-    insertIncident: db.prepare(`INSERT OR IGNORE INTO incidents (id, identity, starts_at, alertname, instance, severity,
-      status, firing_event_id, opened_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)`),
-    incidentByKey: db.prepare<[string, string], IncidentRow>(
-      'SELECT * FROM incidents WHERE identity = ? AND starts_at = ?',
-    ),
-    openIncidents: db.prepare<[string, string], IncidentRow>(
-      "SELECT * FROM incidents WHERE identity = ? AND status = 'open' ORDER BY starts_at = ? DESC, opened_at DESC LIMIT 1",
-    ),
+    incident: db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE id = ?'),
+    queued: db.prepare("SELECT 1 FROM queue_items WHERE event_id = ? AND status IN ('queued', 'processing')").pluck(),
     insertResult: db.prepare(
       'INSERT OR IGNORE INTO results (event_id, incident_id, kind, result, created_at) VALUES (?, ?, ?, ?, ?)',
     ),
     headline: db.prepare(
       'UPDATE incidents SET branch = ?, rule_name = ?, category = ?, classification = ? WHERE id = ?',
     ),
-    resolve: db.prepare(
-      "UPDATE incidents SET status = 'resolved', resolved_event_id = ?, resolved_at = ? WHERE id = ? AND status = 'open'",
-    ),
-    insertMail: db.prepare(`INSERT INTO outbox (event_id, kind, message_id, in_reply_to, subject, recipients, text_body,
-      html_body, next_attempt_at, created_at) VALUES (@eventId, @kind, @messageId, @inReplyTo, @subject, @recipients,
-      @text, @html, @now, @now)`),
+    insertMail: db.prepare(`INSERT INTO outbox (event_id, kind, after_event_id, message_id, in_reply_to, subject,
+      recipients, text_body, html_body, next_attempt_at, created_at) VALUES (@eventId, @kind, @afterEventId,
+      @messageId, @inReplyTo, @subject, @recipients, @text, @html, @now, @now)`),
   }
   const commit = db.transaction((input: Parameters<WorkerStore['commit']>[0]): boolean => {
     const { eventId, incidentId, kind, now } = input
     if (s.insertResult.run(eventId, incidentId, kind, JSON.stringify(input.result), now).changes === 0) return false
-    if (kind === 'diagnosis' && incidentId && input.headline) {
+    if (input.headline) {
       const h = input.headline
       s.headline.run(h.branch, h.ruleName, h.category, h.classification, incidentId)
     }
-    if (kind === 'recovery' && incidentId) s.resolve.run(eventId, now, incidentId)
     if (input.mail) s.insertMail.run({ ...input.mail, recipients: JSON.stringify(input.mail.recipients), now })
     input.complete?.()
     return true
@@ -85,45 +73,40 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
       return {
         id: row.id as string,
         identity: row.identity as string,
-        fingerprint: row.fingerprint as string | null,
         status: row.status as StoredEvent['status'],
-        startsAt: row.starts_at as string,
+        startsAtText: row.starts_at as string,
+        startsAt: row.starts_ms as number,
         alertname: row.alertname as string,
         instance: row.instance as string,
         severity: row.severity as string,
         alert: JSON.parse(row.alert as string) as StoredEvent['alert'],
         receivedAt: row.received_at as number,
+        incidentId: row.incident_id as string,
+        transition: row.transition as StoredEvent['transition'],
+        afterEventId: row.after_event_id as string | null,
       }
     },
     hasResult: (eventId) => s.hasResult.get(eventId) !== undefined,
-    openIncident: (event, now) =>
-      batcher.run(() => {
-        s.insertIncident.run(
-          uuidv7(now),
-          event.identity,
-          event.startsAt,
-          event.alertname,
-          event.instance,
-          event.severity,
-          event.id,
-          now,
-        )
-        return toIncident(s.incidentByKey.get(event.identity, event.startsAt) as IncidentRow)
-      }),
-    correlate: (identity, startsAt) =>
-      batcher.run(() => {
-        const row = s.openIncidents.get(identity, startsAt)
-        return row ? toIncident(row) : undefined
-      }),
+    incident(id) {
+      const row = s.incident.get(id)
+      return row ? toIncident(row) : undefined
+    },
+    predecessor(eventId) {
+      if (s.hasResult.get(eventId) !== undefined) return 'done'
+      return s.queued.get(eventId) !== undefined ? 'waiting' : 'gone'
+    },
     commit: (input) => batcher.run(() => commit(input)),
   }
 }
 
-/** The durable outbox (D24) for the sender. */
+/** The durable outbox for the sender (docs/design.md). */
 export function sqliteOutboxStore(db: Db): OutboxStore {
   const s = {
+    // A mail waits while the one it follows is pending (sent or failed for good, it goes).
     due: db.prepare<[number, number], Record<string, unknown>>(
-      "SELECT * FROM outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
+      `SELECT * FROM outbox o WHERE status = 'pending' AND next_attempt_at <= ? AND NOT EXISTS
+        (SELECT 1 FROM outbox p WHERE p.event_id = o.after_event_id AND p.status = 'pending')
+       ORDER BY next_attempt_at, id LIMIT ?`,
     ),
     sent: db.prepare("UPDATE outbox SET status = 'sent', attempts = ?, sent_at = ?, last_error = NULL WHERE id = ?"),
     retry: db.prepare('UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?'),
@@ -144,6 +127,7 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
           attempts: row.attempts as number,
           eventId: row.event_id as string,
           kind: row.kind as OutboxRow['kind'],
+          afterEventId: row.after_event_id as string | null,
           messageId: row.message_id as string,
           inReplyTo: row.in_reply_to as string | null,
           subject: row.subject as string,

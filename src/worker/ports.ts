@@ -1,52 +1,66 @@
+import type { IncidentStatus, TransitionKind } from '../incidents/lifecycle.js'
 import type { OutgoingMail } from '../report/mail-transport.js'
 
 // What the worker needs from storage and the queue, implemented in store/ and queue/ and
-// wired in service.ts, so that data keeps flowing one way (STYLE.md).
+// wired in service.ts, so that data keeps flowing one way (CONTRIBUTING.md).
 
 export interface StoredEvent {
   id: string
   identity: string
-  fingerprint: string | null
   status: 'firing' | 'resolved'
-  startsAt: string
+  /** startsAt as sent, and as an instant (epoch ms). */
+  startsAtText: string
+  startsAt: number
   alertname: string
   instance: string
   severity: string
   alert: { labels: Record<string, string>; annotations: Record<string, string>; generatorURL?: string }
   receivedAt: number
+  incidentId: string
+  /** What this event did to its incident when it was acknowledged. */
+  transition: TransitionKind
+  /** The event whose mail this event's mail must follow (docs/design.md, "Incidents"). */
+  afterEventId: string | null
+}
+
+export interface Headline {
+  branch: string
+  ruleName: string
+  category: string
+  classification: string
 }
 
 export interface IncidentRecord {
   id: string
-  identity: string
-  startsAt: string
-  status: 'open' | 'resolved'
-  firingEventId: string
-  openedAt: number
-  headline: { branch: string; ruleName: string; category: string; classification: string } | null
+  /** Alertmanager's fingerprint of the labels, computed by the service. */
+  fingerprint: string
+  startsAt: number
+  status: IncidentStatus
+  /** Epoch ms: endsAt of its resolution, or the start of the occurrence that superseded it. */
+  endedAt: number | null
+  firingEventId: string | null
+  headline: Headline | null
 }
+
+/** Where the event an event follows stands: its result committed, still in the queue, or neither. */
+export type PredecessorState = 'done' | 'waiting' | 'gone'
 
 export interface WorkerStore {
   event(id: string): StoredEvent | undefined
   hasResult(eventId: string): boolean
-  /** The incident of a firing event (D13: identity + startsAt), created on first sight. */
-  openIncident(event: StoredEvent, now: number): Promise<IncidentRecord>
+  incident(id: string): IncidentRecord | undefined
+  predecessor(eventId: string): PredecessorState
   /**
-   * D13: the open incident of the identity, the same startsAt first, else the latest;
-   * ordered after every openIncident asked for before it.
-   */
-  correlate(identity: string, startsAt: string): Promise<IncidentRecord | undefined>
-  /**
-   * One transaction: the result, the incident headline (diagnosis) or its resolution
-   * (recovery), the outbox row, and `complete` (the queue item done). Resolves once
-   * committed; false when the event already had a result.
+   * One transaction: the result, the incident headline (a diagnosis), the outbox row, and
+   * `complete` (the queue item done). Resolves once committed; false when the event
+   * already had a result.
    */
   commit(input: {
     eventId: string
-    incidentId: string | null
-    kind: 'diagnosis' | 'recovery' | 'uncorrelated'
+    incidentId: string
+    kind: 'diagnosis' | 'recovery'
     result: unknown
-    headline?: IncidentRecord['headline']
+    headline?: Headline
     mail?: OutgoingMail
     complete?: () => void
     now: number
@@ -67,6 +81,11 @@ export interface QueuePort {
   renew(lease: Lease): boolean
   complete(lease: Lease): boolean
   retry(lease: Lease, delayMs: number, error: string): boolean
+  /** Back to the queue, due after `delayMs`, without spending an attempt. */
+  defer(lease: Lease, delayMs: number, reason: string): boolean
   fail(lease: Lease, error: string): boolean
   recoverExpired(): { recovered: number; exhausted: number }
 }
+
+/** What processing one event came to: a line for the log, or "not yet, try again later". */
+export type ProcessOutcome = string | { deferMs: number; reason: string }

@@ -1,11 +1,12 @@
 import { collectEvidence } from '../evidence/collect.js'
 import type { Inventory } from '../evidence/inventory.js'
+import { mailOf } from '../incidents/lifecycle.js'
 import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.js'
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Catalogue } from '../rules/catalogue.js'
 import type { LogAnalyzer } from './analysis-pool.js'
-import type { StoredEvent, WorkerStore } from './ports.js'
+import type { IncidentRecord, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {
   store: WorkerStore
@@ -17,20 +18,24 @@ export interface ProcessorDeps {
   mailTo: string[]
   version: string
   httpTimeoutMs: number
+  /** How long a mail waits for the one it follows (a recovery for its diagnosis). */
+  followWaitMs: number
   now: () => Date
 }
 
-function alertView(event: StoredEvent, incidentId: string | null): AlertView {
+const iso = (ms: number) => new Date(ms).toISOString()
+
+function alertView(event: StoredEvent, incident: IncidentRecord): AlertView {
   return {
     eventId: event.id,
-    incidentId,
+    incidentId: incident.id,
     alertname: event.alertname,
     instance: event.instance,
     severity: event.severity,
     status: event.status,
-    startsAt: event.startsAt,
-    receivedAt: new Date(event.receivedAt).toISOString(),
-    fingerprint: event.identity,
+    startsAt: iso(event.startsAt),
+    receivedAt: iso(event.receivedAt),
+    fingerprint: incident.fingerprint,
     labels: event.alert.labels,
     annotations: event.alert.annotations ?? {},
     generatorURL: webLink(event.alert.generatorURL),
@@ -38,29 +43,67 @@ function alertView(event: StoredEvent, incidentId: string | null): AlertView {
 }
 
 /**
- * Turns one queued event into its outcome: a firing event gets evidence, a diagnosis and
- * the 7-section report (D14..D23); a resolved one closes its incident with a recovery
- * e-mail, or is recorded as uncorrelated (D13). Idempotent: an event that already has a
- * result is left alone, so a re-processed event never produces a second report.
- * `complete` (the queue item done) runs inside the transaction of the result.
- * Returns what happened, for the log.
+ * Turns one queued event into its mail (docs/design.md, "Incidents"): a firing that opened
+ * an occurrence, or came after it ended, gets evidence, a diagnosis and the 7-section
+ * report; a re-fire gets a fresh report marked so; a resolution gets its recovery. A mail
+ * that follows another (a recovery its diagnosis) waits, bounded, until that one is
+ * committed. Idempotent: an event that already has a result is left alone, so a
+ * re-processed event never produces a second mail. `complete` (the queue item done) runs
+ * inside the transaction of the result. Returns what happened, for the log.
  */
-export async function processEvent(eventId: string, deps: ProcessorDeps, complete?: () => void): Promise<string> {
+export async function processEvent(
+  eventId: string,
+  deps: ProcessorDeps,
+  complete?: () => void,
+): Promise<ProcessOutcome> {
   const { store } = deps
   const event = store.event(eventId)
   if (!event) return 'gone' // pruned by retention while queued
   if (store.hasResult(eventId)) return 'already processed'
+  const incident = store.incident(event.incidentId)
+  if (!incident) return 'gone'
+  if (event.afterEventId && store.predecessor(event.afterEventId) === 'waiting') {
+    if (deps.now().getTime() - event.receivedAt < deps.followWaitMs) {
+      return { deferMs: 200, reason: `waiting for the mail of event ${event.afterEventId}` }
+    }
+  }
   const commit: Commit = (input) => store.commit(complete ? { ...input, complete } : input)
-  return event.status === 'firing' ? diagnose(event, deps, commit) : recover(event, deps, commit)
+  const mail = mailOf[event.transition]
+  if (mail === 'recovery') return recover(event, deps, commit)
+  // Only a queue item of an earlier version can name an event without a mail.
+  if (mail === null) return `nothing to send (${event.transition})`
+  return diagnose(event, incident, mail, deps, commit)
 }
 
 type Commit = WorkerStore['commit']
 
-async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
-  const incident = await deps.store.openIncident(event, deps.now().getTime())
+/** What the report says of the occurrence's life, when it is more than "firing now". */
+function lifecycleNote(event: StoredEvent, incident: IncidentRecord): string | null {
+  const notes: string[] = []
+  if (event.transition === 'refired') {
+    notes.push('Re-fired: this alert had been reported resolved and fires again with the same start time.')
+  }
+  const ended = incident.endedAt === null ? '' : ` at ${iso(incident.endedAt)}`
+  if (incident.status === 'resolved') {
+    notes.push(`This alert had already resolved${ended} when this report was made; the evidence was gathered after.`)
+  } else if (incident.status === 'superseded') {
+    notes.push(
+      `A newer occurrence of this alert started${ended}, which ended this one before this report was made; the evidence was gathered after.`,
+    )
+  }
+  return notes.length > 0 ? notes.join(' ') : null
+}
+
+async function diagnose(
+  event: StoredEvent,
+  incident: IncidentRecord,
+  kind: 'diagnosis' | 'refire',
+  deps: ProcessorDeps,
+  commit: Commit,
+): Promise<string> {
   const { catalogue } = deps.rules
   const evidence = await collectEvidence(
-    { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAt },
+    { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAtText },
     deps.inventory,
     {
       httpTimeoutMs: deps.httpTimeoutMs,
@@ -69,11 +112,14 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
   )
   const diagnosis = await catalogue.evaluate(evidence.facts, evidence.logMatches)
   const now = deps.now()
+  // Read again: the occurrence may have ended while its evidence was gathered.
+  const current = deps.store.incident(incident.id) ?? incident
   const model = diagnosisModel({
-    alert: alertView(event, incident.id),
+    alert: alertView(event, current),
     diagnosis,
     evidence: evidence.summary,
     logsRead: evidence.logsRead,
+    lifecycle: lifecycleNote(event, current),
     version: deps.version,
     now,
   })
@@ -92,6 +138,7 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
     excerpts: model.logs.excerpts,
     catalogue: diagnosis.catalogue,
     trace: diagnosis.trace,
+    lifecycle: model.lifecycle,
   }
   const committed = await commit({
     eventId: event.id,
@@ -101,13 +148,16 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
     headline,
     mail: {
       eventId: event.id,
-      kind: 'diagnosis',
+      kind,
+      afterEventId: event.afterEventId,
       messageId: messageId(event.id),
-      inReplyTo: null,
+      // A re-fire report threads under the first diagnosis.
+      inReplyTo: kind === 'refire' && incident.firingEventId ? messageId(incident.firingEventId) : null,
       subject: diagnosisSubject({
         severity: event.severity,
         alertname: event.alertname,
         instance: event.instance,
+        state: kind === 'refire' ? 're-fired' : current.status === 'open' ? null : 'ended',
         ...headline,
       }),
       recipients: deps.mailTo,
@@ -115,34 +165,26 @@ async function diagnose(event: StoredEvent, deps: ProcessorDeps, commit: Commit)
     },
     now: now.getTime(),
   })
-  return committed ? `diagnosed ${rule.branch}` : 'already processed'
+  return committed ? `diagnosed ${rule.branch} (${event.transition})` : 'already processed'
 }
 
 async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
-  const incident = await deps.store.correlate(event.identity, event.startsAt)
   const now = deps.now()
-  if (!incident) {
-    await commit({
-      eventId: event.id,
-      incidentId: null,
-      kind: 'uncorrelated',
-      result: { correlated: false },
-      now: now.getTime(),
-    })
-    return 'resolved without an open incident: recorded, no e-mail'
-  }
-  const resolvedAt = now.getTime()
-  const duration = formatDuration(resolvedAt - Date.parse(incident.startsAt))
+  // Read after the wait: it carries the headline of the diagnosis it followed.
+  const incident = deps.store.incident(event.incidentId) as IncidentRecord
+  const endedAt = incident.endedAt ?? event.receivedAt
+  const duration = formatDuration(endedAt - incident.startsAt)
   const rendered = deps.templates.recovery({
     generatedAt: now.toISOString(),
     version: deps.version,
-    alert: alertView(event, incident.id),
+    alert: alertView(event, incident),
     incident: {
       id: incident.id,
-      openedAt: incident.startsAt,
-      resolvedAt: now.toISOString(),
+      openedAt: iso(incident.startsAt),
+      resolvedAt: iso(endedAt),
       duration,
-      firingEventId: incident.firingEventId,
+      notifiedAfter: formatDuration(event.receivedAt - endedAt),
+      firingEventId: incident.firingEventId ?? '',
     },
     headline: incident.headline,
   })
@@ -156,13 +198,14 @@ async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit):
     eventId: event.id,
     incidentId: incident.id,
     kind: 'recovery',
-    result: { correlated: true, incidentId: incident.id, duration },
+    result: { incidentId: incident.id, resolvedAt: iso(endedAt), duration },
     mail: {
       eventId: event.id,
       kind: 'recovery',
+      afterEventId: event.afterEventId,
       messageId: messageId(event.id),
       // Threads the recovery under the diagnosis in mail clients.
-      inReplyTo: messageId(incident.firingEventId),
+      inReplyTo: incident.firingEventId ? messageId(incident.firingEventId) : null,
       subject: recoverySubject({
         alertname: event.alertname,
         instance: event.instance,
@@ -173,7 +216,7 @@ async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit):
       recipients: deps.mailTo,
       ...rendered,
     },
-    now: resolvedAt,
+    now: now.getTime(),
   })
   return `resolved incident ${incident.id} after ${duration}`
 }

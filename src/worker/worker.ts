@@ -1,4 +1,4 @@
-import type { Lease, QueuePort } from './ports.js'
+import type { Lease, ProcessOutcome, QueuePort } from './ports.js'
 
 export interface WorkerOptions {
   /** Events processed at once: collection waits on I/O (probe, metrics), so several overlap. */
@@ -45,7 +45,7 @@ export class Worker {
      * Processes the leased event. It may call `complete` inside its own commit (the queue
      * item done with the result); otherwise the worker completes the lease afterwards.
      */
-    private readonly process: (lease: Lease, complete: () => void) => Promise<string>,
+    private readonly process: (lease: Lease, complete: () => void) => Promise<ProcessOutcome>,
     private readonly counters: Counters,
     private readonly options: WorkerOptions,
     private readonly log: Log,
@@ -125,6 +125,10 @@ export class Worker {
         this.queue.complete(lease)
         completed = true
       })
+      if (typeof outcome !== 'string') {
+        if (!completed) this.queue.defer(lease, outcome.deferMs, outcome.reason)
+        return
+      }
       if (!completed) this.queue.complete(lease)
       this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
     } catch (error) {

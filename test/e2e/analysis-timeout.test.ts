@@ -66,7 +66,7 @@ describe('the bound on one analysis', () => {
     const res = await request(`${service.url}/api/v1/alerts/alertmanager`, {
       method: 'POST',
       ca: readFileSync(join(dir, 'data', 'tls', 'ca.pem')),
-      body: JSON.stringify(webhook([alert({ fingerprint }, { appserver_instance: instance })])),
+      body: JSON.stringify(webhook([alert({ id: fingerprint }, { appserver_instance: instance })])),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     })
     expect(res.status).toBe(202)

@@ -47,7 +47,7 @@ describe('durability (D11): every 202 survives kill -9', () => {
     const client = async (c: number) => {
       for (let i = 0; !killed; i++) {
         // One to three alerts a request, each unique, so a request is acked as a whole.
-        const alerts = Array.from({ length: 1 + (i % 3) }, (_, k) => alert({ fingerprint: `c${c}r${i}a${k}` }))
+        const alerts = Array.from({ length: 1 + (i % 3) }, (_, k) => alert({ id: `c${c}r${i}a${k}` }))
         const body = JSON.stringify(webhook(alerts))
         sent++
         try {

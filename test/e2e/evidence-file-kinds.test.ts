@@ -81,9 +81,7 @@ describe('evidence paths that are not regular files', () => {
       method: 'POST',
       ca,
       body: JSON.stringify(
-        webhook([
-          alert({ fingerprint: 'kinds', startsAt: new Date().toISOString() }, { appserver_instance: 'app-kinds' }),
-        ]),
+        webhook([alert({ id: 'kinds', startsAt: new Date().toISOString() }, { appserver_instance: 'app-kinds' })]),
       ),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     })

@@ -51,7 +51,7 @@ describe('the service process', () => {
       method: 'POST',
       ca,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(webhook([alert({ fingerprint: 'defaults01' })])),
+      body: JSON.stringify(webhook([alert({ id: 'defaults01' })])),
     })
     expect(accepted.status).toBe(202)
 
@@ -66,7 +66,7 @@ describe('the service process', () => {
       method: 'POST',
       ca: readFileSync(caFile),
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(webhook([alert({ fingerprint: 'defaults01' })])),
+      body: JSON.stringify(webhook([alert({ id: 'defaults01' })])),
     })
     expect(again.json()).toMatchObject({ duplicates: 1 })
   })
@@ -83,7 +83,7 @@ describe('the service process', () => {
       method: 'POST',
       ca: readFileSync(join(cwd, 'data', 'tls', 'ca.pem')),
       headers: { authorization: 'Bearer modes-token-000000001', 'content-type': 'application/json' },
-      body: JSON.stringify(webhook([alert({ fingerprint: 'modes01' })])),
+      body: JSON.stringify(webhook([alert({ id: 'modes01' })])),
     })
     expect(accepted.status).toBe(202)
     const outbox = join(cwd, 'data', 'outbox')
@@ -125,7 +125,7 @@ describe('the service process', () => {
     const url = await service.ready
     const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
     // A request whose body is still arriving when the signal comes must still be answered.
-    const body = JSON.stringify(webhook([alert({ fingerprint: 'inflight01' })]))
+    const body = JSON.stringify(webhook([alert({ id: 'inflight01' })]))
     const answered = new Promise<number>((resolve, reject) => {
       const req = rawRequest(
         `${url}/api/v1/alerts/alertmanager`,

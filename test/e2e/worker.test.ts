@@ -67,7 +67,7 @@ describe('the worker end to end, with a real SMTP server', () => {
   const mailFor = (eventId: string) => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)
 
   it('turns a firing alert into a 7-section diagnosis e-mail with the right branch', async () => {
-    const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
+    const answer = await svc.post(webhook([alert({ id: 'e2e0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
     const eventId = answer.events[0].eventId
     const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the diagnosis e-mail')
     expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-01: TD-02 JavaHeapExhausted (jvm_memory)')
@@ -96,7 +96,7 @@ describe('the worker end to end, with a real SMTP server', () => {
       recommendedActions: ['Page through the export instead of building it in memory.'],
     }
     const diagnosisOf = async (fingerprint: string, startsAt: string) => {
-      const answer = await svc.post(webhook([alert({ fingerprint, startsAt })]))
+      const answer = await svc.post(webhook([alert({ id: fingerprint, startsAt })]))
       const eventId = answer.events[0].eventId
       const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the e-mail')
       return mail?.text ?? ''
@@ -119,7 +119,7 @@ describe('the worker end to end, with a real SMTP server', () => {
 
   it('never lets a secret of the logs reach the store or the mail', async () => {
     // examples/logs/app-01/catalina.out logs -Djavax.net.ssl.keyStorePassword=changeit-prod-4711
-    const answer = await svc.post(webhook([alert({ fingerprint: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
+    const answer = await svc.post(webhook([alert({ id: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
     await waitFor(() => mailFor(answer.events[0].eventId).length > 0, 20_000, 'the e-mail')
     for (const mail of smtp.mails) expect(mail.content).not.toContain('changeit-prod-4711')
     const data = join(svc.cwd, 'data')
@@ -129,7 +129,7 @@ describe('the worker end to end, with a real SMTP server', () => {
   })
 
   it('sends no second e-mail for a duplicate', async () => {
-    const payload = webhook([alert({ fingerprint: 'e2e0003', startsAt: '2026-11-22T04:58:00.000Z' })])
+    const payload = webhook([alert({ id: 'e2e0003', startsAt: '2026-11-22T04:58:00.000Z' })])
     const first = await svc.post(payload)
     await waitFor(() => mailFor(first.events[0].eventId).length > 0, 20_000, 'the e-mail')
     const again = await svc.post(payload)
@@ -139,7 +139,7 @@ describe('the worker end to end, with a real SMTP server', () => {
   })
 
   it('answers a resolution with a recovery e-mail threaded under the diagnosis', async () => {
-    const firing = alert({ fingerprint: 'e2e0004', startsAt: '2026-11-22T04:59:00.000Z' })
+    const firing = alert({ id: 'e2e0004', startsAt: '2026-11-22T04:59:00.000Z' })
     const opened = await svc.post(webhook([firing]))
     const firingId = opened.events[0].eventId
     await waitFor(() => mailFor(firingId).length > 0, 20_000, 'the diagnosis')
@@ -159,22 +159,24 @@ describe('the worker end to end, with a real SMTP server', () => {
   })
 
   it('records a resolution without an incident and sends nothing', async () => {
-    const before = smtp.mails.length
     const lonely = await svc.post(
-      webhook([alert({ fingerprint: 'e2e0005', status: 'resolved', startsAt: '2026-11-22T05:00:00.000Z' })], {
+      webhook([alert({ id: 'e2e0005', status: 'resolved', startsAt: '2026-11-22T05:00:00.000Z' })], {
         status: 'resolved',
       }),
     )
-    expect(lonely.queued).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
-    expect(smtp.mails.length).toBe(before)
+    // Nothing goes to the worker, so no mail can follow; the incident records the end.
+    expect(lonely).toMatchObject({ received: 1, queued: 0, duplicates: 0 })
+    expect(lonely.events[0].transition).toBe('unmatched_resolution')
+    const incident = await request(`${svc.url}/api/v1/incidents/${lonely.events[0].incidentId}`, {
+      ca: svc.ca,
+      headers: { authorization: `Bearer ${token}` },
+    })
+    expect(incident.json()).toMatchObject({ status: 'resolved', diagnosis: null, delivery: [] })
   })
 
   it('diagnoses a container OOM kill from the spool (AH-01), and TD-07 for an unknown instance', async () => {
     const oom = await svc.post(
-      webhook([
-        alert({ fingerprint: 'e2e0006', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' }),
-      ]),
+      webhook([alert({ id: 'e2e0006', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' })]),
     )
     const [mail] = await waitFor(
       () => mailFor(oom.events[0].eventId).length > 0 && mailFor(oom.events[0].eventId),
@@ -182,7 +184,7 @@ describe('the worker end to end, with a real SMTP server', () => {
       'AH-01',
     )
     expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-02: AH-01 ContainerOomKilled (jvm_memory)')
-    const unknown = await svc.post(webhook([alert({ fingerprint: 'e2e0007' }, { appserver_instance: 'app-99' })]))
+    const unknown = await svc.post(webhook([alert({ id: 'e2e0007' }, { appserver_instance: 'app-99' })]))
     const [none] = await waitFor(
       () => mailFor(unknown.events[0].eventId).length > 0 && mailFor(unknown.events[0].eventId),
       20_000,
@@ -194,7 +196,7 @@ describe('the worker end to end, with a real SMTP server', () => {
 
   it('changes nothing but the text shown for hostile labels', async () => {
     const hostile = alert(
-      { fingerprint: 'e2e0008', annotations: { summary: '<img src=x onerror=alert(1)>' } },
+      { id: 'e2e0008', annotations: { summary: '<img src=x onerror=alert(1)>' } },
       {
         appserver_instance: '../../etc/passwd',
         alertname: 'Evil\r\nBcc: attacker@example.com',
@@ -226,9 +228,7 @@ describe('the worker end to end, with a real SMTP server', () => {
       'vbscript:msgbox(1)',
       'https://prometheus.example:9090/graph?g0.expr=up&g0.tab=1',
     ]
-    const answer = await svc.post(
-      webhook(sources.map((generatorURL, i) => alert({ fingerprint: `e2elink${i}`, generatorURL }))),
-    )
+    const answer = await svc.post(webhook(sources.map((generatorURL, i) => alert({ id: `e2elink${i}`, generatorURL }))))
     const ids: string[] = answer.events.map((e: { eventId: string }) => e.eventId)
     const mails = await waitFor(
       () => ids.every((id) => mailFor(id).length > 0) && ids.map((id) => mailFor(id)[0]),
@@ -253,7 +253,7 @@ describe('delivery faults (D24)', () => {
       DIAG_MAIL_RETRY_BASE_MS: '50',
     })
     try {
-      await svc.post(webhook([alert({ fingerprint: 'down0001' })]))
+      await svc.post(webhook([alert({ id: 'down0001' })]))
       await svc.metricReaches('diagnostic_notifications_failed_total', 1)
       expect(await svc.metric('diagnostic_notifications_sent_total')).toBe(0)
     } finally {
@@ -269,7 +269,7 @@ describe('delivery faults (D24)', () => {
       DIAG_MAIL_RETRY_BASE_MS: '50',
     })
     try {
-      await svc.post(webhook([alert({ fingerprint: 'rej00001' })]))
+      await svc.post(webhook([alert({ id: 'rej00001' })]))
       await svc.metricReaches('diagnostic_notifications_failed_total', 1)
       const conn = new Database(join(svc.cwd, 'data', 'diagnostic.db'), { readonly: true })
       expect(conn.prepare('SELECT status, attempts FROM outbox').all()).toEqual([{ status: 'failed', attempts: 1 }])
@@ -306,7 +306,7 @@ describe('a worker killed mid-event (D25)', () => {
     }
     try {
       const first = await startService(env, cwd)
-      const answer = await first.post(webhook([alert({ fingerprint: 'kill0001' })]))
+      const answer = await first.post(webhook([alert({ id: 'kill0001' })]))
       await waitFor(() => probed, 20_000, 'the probe (the event is claimed and mid-processing)')
       first.service.child.kill('SIGKILL')
       await first.service.exited
@@ -344,7 +344,7 @@ describe('the redaction corpus end to end (D15)', () => {
     )
     const svc = await startService({ DIAG_SMTP_URL: smtp.url, DIAG_INVENTORY: join(cwd, 'inv', 'inventory.json') }, cwd)
     try {
-      const answer = await svc.post(webhook([alert({ fingerprint: 'corpus01' })]))
+      const answer = await svc.post(webhook([alert({ id: 'corpus01' })]))
       const eventId = answer.events[0].eventId
       const [mail] = await waitFor(
         () => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId).length > 0 && smtp.mails,

@@ -1,6 +1,11 @@
 export const requiredLabels = ['alertname', 'environment', 'host', 'appserver_instance', 'check', 'severity'] as const
 
+/**
+ * An alert as Alertmanager sends it. `id` (not an Alertmanager field) becomes the label
+ * `alert_id`: alerts of different ids are different alerts, since the labels decide.
+ */
 export function alert(overrides: Record<string, unknown> = {}, labels: Record<string, string> = {}) {
+  const { id, ...rest } = overrides
   return {
     status: 'firing',
     labels: {
@@ -10,11 +15,12 @@ export function alert(overrides: Record<string, unknown> = {}, labels: Record<st
       appserver_instance: 'app-01',
       check: 'health',
       severity: 'critical',
+      ...(id === undefined ? {} : { alert_id: String(id) }),
       ...labels,
     },
     annotations: { summary: 'Health check failing' },
     startsAt: '2026-11-22T05:00:00.000Z',
-    ...overrides,
+    ...rest,
   }
 }
 

@@ -17,7 +17,7 @@ export interface TestService {
     path: string,
     options?: Omit<RequestOptions, 'ca' | 'method'> & { json?: unknown },
   ): Promise<HttpResponse>
-  count(table: 'events' | 'dedup_keys' | 'queue_items'): number
+  count(table: 'events' | 'incidents' | 'queue_items'): number
   close(): Promise<void>
 }
 

@@ -63,7 +63,7 @@ describe('health and metrics (D26, D27)', () => {
     const before = await size()
     expect(before).toBeGreaterThan(0)
     const alerts = Array.from({ length: 50 }, (_, i) =>
-      alert({ fingerprint: `size${i}`, annotations: { description: 'y'.repeat(2000) } }),
+      alert({ id: `size${i}`, annotations: { description: 'y'.repeat(2000) } }),
     )
     expect((await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook(alerts) })).status).toBe(202)
     const grown = async () => ((await size()) > before ? 'grown' : 'not yet')

@@ -12,21 +12,20 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
   beforeAll(async () => {
     t = await build()
     const post = (payload: unknown) => t.call('POST', '/api/v1/alerts/alertmanager', { json: payload })
-    await post(webhook([alert({ fingerprint: 'inc0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
+    await post(webhook([alert({ id: 'inc0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
     await post(
-      webhook([
-        alert({ fingerprint: 'inc0002', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' }),
-      ]),
+      webhook([alert({ id: 'inc0002', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' })]),
     )
-    await post(webhook([alert({ fingerprint: 'inc0003' }, { appserver_instance: 'app-99' })]))
+    await post(webhook([alert({ id: 'inc0003' }, { appserver_instance: 'app-99' })]))
     const diagnosed = () =>
       t.service.db.prepare("SELECT count(*) FROM outbox WHERE status = 'sent'").pluck().get() === 3
     await waitFor(diagnosed, 20_000, 'three diagnoses delivered')
-    for (const row of t.service.db.prepare('SELECT id, identity FROM incidents').all() as Array<{
+    const byInstance: Record<string, string> = { 'app-01': 'inc0001', 'app-02': 'inc0002', 'app-99': 'inc0003' }
+    for (const row of t.service.db.prepare('SELECT id, instance FROM incidents').all() as Array<{
       id: string
-      identity: string
+      instance: string
     }>) {
-      ids[row.identity] = row.id
+      ids[byInstance[row.instance] as string] = row.id
     }
   })
   afterAll(() => t.close())
@@ -96,8 +95,9 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
     expect(body).toMatchObject({
       id: ids.inc0002,
       instance: 'app-02',
-      firingEvent: { status: 'firing', alert: { labels: { appserver_instance: 'app-02' } } },
-      resolvedEvent: null,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
+      resolvedAt: null,
+      events: [{ status: 'firing', transition: 'opened', alert: { labels: { appserver_instance: 'app-02' } } }],
       diagnosis: { primary: { branch: 'AH-01', ruleName: 'ContainerOomKilled' } },
       evidence: {
         instanceKnown: true,
@@ -121,7 +121,7 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
 
   it('shows a resolution and its recovery e-mail', async () => {
     await t.call('POST', '/api/v1/alerts/alertmanager', {
-      json: webhook([alert({ fingerprint: 'inc0001', status: 'resolved', startsAt: '2026-11-22T04:56:00.000Z' })], {
+      json: webhook([alert({ id: 'inc0001', status: 'resolved', startsAt: '2026-11-22T04:56:00.000Z' })], {
         status: 'resolved',
       }),
     })
@@ -132,7 +132,13 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
       if (body.delivery.length === 2 && body.delivery[1].status === 'sent') break
       await new Promise((resolve) => setTimeout(resolve, 50))
     } while (Date.now() < deadline)
-    expect(body).toMatchObject({ status: 'resolved', resolvedEvent: { status: 'resolved' } })
+    expect(body).toMatchObject({
+      status: 'resolved',
+      events: [
+        { status: 'firing', transition: 'opened' },
+        { status: 'resolved', transition: 'resolved' },
+      ],
+    })
     expect(body.delivery.map((d: { kind: string }) => d.kind)).toEqual(['diagnosis', 'recovery'])
     expect((await t.call('GET', `${path}?status=resolved`)).json().incidents).toHaveLength(1)
   })
@@ -147,10 +153,10 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
   it('prunes old events with everything they produced, never rules', async () => {
     const db = t.service.db
     const rulesBefore = db.prepare('SELECT count(*) FROM rules').pluck().get()
-    db.prepare("UPDATE events SET received_at = 0 WHERE identity = 'inc0003'").run()
+    db.prepare('UPDATE events SET received_at = 0 WHERE incident_id = ?').run(ids.inc0003)
     expect(t.service.housekeeping.runOnce()).toBe(2) // the event and its incident
-    expect(db.prepare("SELECT count(*) FROM incidents WHERE identity = 'inc0003'").pluck().get()).toBe(0)
-    expect(db.prepare("SELECT count(*) FROM dedup_keys WHERE identity = 'inc0003'").pluck().get()).toBe(0)
+    expect(db.prepare('SELECT count(*) FROM incidents WHERE id = ?').pluck().get(ids.inc0003)).toBe(0)
+    expect(db.prepare('SELECT count(*) FROM events WHERE incident_id = ?').pluck().get(ids.inc0003)).toBe(0)
     expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3)
     expect(db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(rulesBefore)
     const metrics = await scrapeUntil(
@@ -165,7 +171,7 @@ describe('housekeeping with events still waiting', () => {
   it('keeps an old event that the worker has not processed yet', async () => {
     const t = await build({ DIAG_WORKER: 'off' })
     try {
-      await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ fingerprint: 'wait0001' })]) })
+      await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'wait0001' })]) })
       t.service.db.prepare('UPDATE events SET received_at = 0').run()
       expect(t.service.housekeeping.runOnce()).toBe(0)
       expect(t.count('events')).toBe(1)

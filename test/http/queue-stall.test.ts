@@ -21,14 +21,14 @@ describe('readiness while the queue is full and not draining', () => {
   it('turns DOWN with queue_stalled, and UP again once an event finishes', async () => {
     expect(await ready()).toBe('200 {"status":"UP"}')
     const posted = await t.call('POST', '/api/v1/alerts/alertmanager', {
-      json: webhook([alert({ fingerprint: 'stall1' }), alert({ fingerprint: 'stall2' })]),
+      json: webhook([alert({ id: 'stall1' }), alert({ id: 'stall2' })]),
     })
     expect(posted.status).toBe(202)
     await scrapeUntil(ready, /^503 \{"status":"DOWN","reason":"queue_stalled"\}$/)
     await scrapeUntil(async () => (await t.call('GET', '/metrics')).text, /^diagnostic_service_ready 0$/m)
     // The API still answers: webhooks get the retryable queue_full, reads work.
     const refused = await t.call('POST', '/api/v1/alerts/alertmanager', {
-      json: webhook([alert({ fingerprint: 'stall3' })]),
+      json: webhook([alert({ id: 'stall3' })]),
     })
     expect(refused.status).toBe(503)
     expect(refused.json().error).toBe('queue_full')

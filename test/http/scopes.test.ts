@@ -61,7 +61,7 @@ describe('token scopes', () => {
     forbidden(await t.call('GET', '/api/v1/incidents', as('alertmanager')), 'read')
     const posted = await t.call('POST', '/api/v1/alerts/alertmanager', {
       ...as('alertmanager'),
-      json: webhook([alert({ fingerprint: 'scoped1' })]),
+      json: webhook([alert({ id: 'scoped1' })]),
     })
     expect(posted.status).toBe(202)
   })
@@ -71,7 +71,7 @@ describe('token scopes', () => {
     forbidden(
       await t.call('POST', '/api/v1/alerts/alertmanager', {
         ...as('viewer'),
-        json: webhook([alert({ fingerprint: 'scoped2' })]),
+        json: webhook([alert({ id: 'scoped2' })]),
       }),
       'webhook',
     )

@@ -36,7 +36,7 @@ describe('report templates (D23)', () => {
     writeFileSync(join(dir, 'diagnosis.text.hbs'), `ACME on-call runbook header\n${text}`)
     const t = await build({ DIAG_TEMPLATES_DIR: dir })
     try {
-      await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ fingerprint: 'tpl00001' })]) })
+      await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'tpl00001' })]) })
       const outbox = join(t.dataDir, 'outbox')
       const file = await waitFor(() => {
         try {

@@ -30,35 +30,47 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   })
   afterAll(() => t.close())
 
-  const counts = () => ({ events: t.count('events'), keys: t.count('dedup_keys'), queue: t.count('queue_items') })
+  const counts = () => ({ events: t.count('events'), incidents: t.count('incidents'), queue: t.count('queue_items') })
 
-  it('answers 202 with the D12 body after storing event, de-dup key and queue item', async () => {
+  it('answers 202 with the body of the spec after storing event, incident and queue item', async () => {
     const before = counts()
-    const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'aa01' })]) })
+    const res = await t.call('POST', path, { json: webhook([alert({ id: 'aa01' })]) })
     expect(res.status).toBe(202)
     const body = res.json()
     expect(body).toMatchObject({ status: 'accepted', received: 1, queued: 1, duplicates: 0 })
     expect(body.events).toEqual([
-      { eventId: expect.any(String), fingerprint: 'aa01', status: 'firing', duplicate: false },
+      {
+        eventId: expect.any(String),
+        fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
+        status: 'firing',
+        duplicate: false,
+        transition: 'opened',
+        incidentId: expect.any(String),
+      },
     ])
-    expect(counts()).toEqual({ events: before.events + 1, keys: before.keys + 1, queue: before.queue + 1 })
+    expect(counts()).toEqual({
+      events: before.events + 1,
+      incidents: before.incidents + 1,
+      queue: before.queue + 1,
+    })
     const row = t.service.db.prepare('SELECT * FROM events WHERE id = ?').get(body.events[0].eventId) as any
-    expect(row).toMatchObject({ identity: 'aa01', status: 'firing', instance: 'app-01', principal: 'default' })
+    expect(row).toMatchObject({ status: 'firing', instance: 'app-01', principal: 'default' })
+    expect(row.identity).toMatch(/^[0-9a-f]{64}$/)
     expect(JSON.parse(row.alert).annotations.summary).toBe('Health check failing')
   })
 
   it('answers a duplicate with 202 and stores nothing twice (D11)', async () => {
-    const payload = webhook([alert({ fingerprint: 'dup01' })])
+    const payload = webhook([alert({ id: 'dup01' })])
     const first = (await t.call('POST', path, { json: payload })).json()
     const before = counts()
     const res = await t.call('POST', path, { json: payload })
     expect(res.status).toBe(202)
     expect(res.json()).toMatchObject({ received: 1, queued: 0, duplicates: 1 })
-    expect(res.json().events[0]).toEqual({ ...first.events[0], duplicate: true })
+    expect(res.json().events[0]).toEqual({ ...first.events[0], duplicate: true, transition: 'duplicate' })
     expect(counts()).toEqual(before)
   })
 
-  it('splits a payload into one event per alert and de-duplicates within it', async () => {
+  it('splits a payload into one event per alert, applied in order', async () => {
     const before = counts()
     const firing = alert({}, { appserver_instance: 'app-02' })
     const res = await t.call('POST', path, {
@@ -66,12 +78,15 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     })
     expect(res.status).toBe(202)
     const body = res.json()
-    expect(body).toMatchObject({ received: 3, queued: 2, duplicates: 1 })
-    // Without a fingerprint the identity is the label hash; the resolved twin is a new event.
-    expect(body.events[0].fingerprint).toMatch(/^[0-9a-f]{64}$/)
-    expect(body.events[1].fingerprint).toBe(body.events[0].fingerprint)
-    expect(body.events[2]).toEqual({ ...body.events[0], duplicate: true })
-    expect(counts().events).toBe(before.events + 2)
+    // In order: the firing opens, the resolution closes, and the firing again (same start,
+    // after its resolution) re-opens the incident as a re-fire.
+    expect(body).toMatchObject({ received: 3, queued: 3, duplicates: 0 })
+    expect(body.events.map((e: { transition: string }) => e.transition)).toEqual(['opened', 'resolved', 'refired'])
+    expect(new Set(body.events.map((e: { fingerprint: string }) => e.fingerprint)).size).toBe(1)
+    expect(new Set(body.events.map((e: { incidentId: string }) => e.incidentId)).size).toBe(1)
+    expect(counts().events).toBe(before.events + 3)
+    const again = (await t.call('POST', path, { json: webhook([firing, firing]) })).json()
+    expect(again).toMatchObject({ received: 2, queued: 0, duplicates: 2 })
   })
 
   it("accepts Alertmanager's real extra fields (notification_reason, routeLabels, endsAt, generatorURL)", async () => {
@@ -91,10 +106,10 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   })
 
   it.each(requiredLabels)('answers 400 invalid_alert_payload without label %s and stores nothing', async (label) => {
-    const bad = alert({ fingerprint: `missing-${label}` })
+    const bad = alert({ id: `missing-${label}` })
     delete (bad.labels as Record<string, string>)[label]
     const before = counts()
-    const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'ok-sibling' }), bad]) })
+    const res = await t.call('POST', path, { json: webhook([alert({ id: 'ok-sibling' }), bad]) })
     const body = expectError(res, 400, 'invalid_alert_payload')
     expect(body.details).toContainEqual({ path: `/alerts/1/labels/${label}`, message: expect.any(String) })
     expect(counts()).toEqual(before)
@@ -123,7 +138,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   ])('answers 401 unauthorized for %s, with WWW-Authenticate, and stores nothing', async (_name, headers) => {
     const before = counts()
     const res = await t.call('POST', path, {
-      json: webhook([alert({ fingerprint: 'unauth' })]),
+      json: webhook([alert({ id: 'unauth' })]),
       headers: { authorization: '', ...headers },
     })
     expectError(res, 401, 'unauthorized')
@@ -132,13 +147,9 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   })
 
   it('answers 413 for a body over 256 KiB, with Content-Length or chunked, and stores nothing', async () => {
-    const big = JSON.stringify(webhook([alert({ fingerprint: 'big', annotations: { blob: 'x'.repeat(60_000) } })]))
+    const big = JSON.stringify(webhook([alert({ id: 'big', annotations: { blob: 'x'.repeat(60_000) } })]))
     const padded = JSON.stringify(
-      webhook(
-        Array.from({ length: 6 }, (_, i) =>
-          alert({ fingerprint: `big${i}`, annotations: { blob: 'x'.repeat(50_000) } }),
-        ),
-      ),
+      webhook(Array.from({ length: 6 }, (_, i) => alert({ id: `big${i}`, annotations: { blob: 'x'.repeat(50_000) } }))),
     )
     expect(Buffer.byteLength(big)).toBeLessThan(256 * 1024)
     expect(Buffer.byteLength(padded)).toBeGreaterThan(256 * 1024)
@@ -163,14 +174,14 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     ['no Content-Type', {}],
   ])('answers 415 unsupported_media_type for %s and stores nothing', async (_name, headers) => {
     const before = counts()
-    const res = await t.call('POST', path, { body: JSON.stringify(webhook([alert({ fingerprint: 'mt' })])), headers })
+    const res = await t.call('POST', path, { body: JSON.stringify(webhook([alert({ id: 'mt' })])), headers })
     expectError(res, 415, 'unsupported_media_type')
     expect(counts()).toEqual(before)
   })
 
   it('accepts application/json with a charset parameter', async () => {
     const res = await t.call('POST', path, {
-      body: JSON.stringify(webhook([alert({ fingerprint: 'charset' })])),
+      body: JSON.stringify(webhook([alert({ id: 'charset' })])),
       headers: { 'content-type': 'application/json; charset=utf-8' },
     })
     expect(res.status).toBe(202)
@@ -205,11 +216,13 @@ describe('authentication with a tokens file (D5)', () => {
       [testToken, 'default'],
     ] as const) {
       const res = await t.call('POST', path, {
-        json: webhook([alert({ fingerprint: `p${name}` })]),
+        json: webhook([alert({ id: `p${name}` })]),
         headers: { authorization: `Bearer ${token}` },
       })
       expect(res.status).toBe(202)
-      const row = t.service.db.prepare('SELECT principal FROM events WHERE identity = ?').get(`p${name}`) as any
+      const row = t.service.db
+        .prepare('SELECT principal FROM events WHERE id = ?')
+        .get(res.json().events[0].eventId) as any
       expect(row.principal).toBe(name)
     }
   })
@@ -217,7 +230,7 @@ describe('authentication with a tokens file (D5)', () => {
   it('answers 401 for an expired token and stores nothing', async () => {
     const before = t.count('events')
     const res = await t.call('POST', path, {
-      json: webhook([alert({ fingerprint: 'expired' })]),
+      json: webhook([alert({ id: 'expired' })]),
       headers: { authorization: 'Bearer retired-token-00000001' },
     })
     expectError(res, 401, 'unauthorized')
@@ -229,14 +242,14 @@ describe('back-pressure and rate limits (D9)', () => {
   it('answers 503 queue_full with Retry-After once the queue holds its capacity, storing nothing', async () => {
     const t = await build({ DIAG_QUEUE_CAPACITY: '2', DIAG_WORKER: 'off' })
     try {
-      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'q1' })]) })).status).toBe(202)
+      expect((await t.call('POST', path, { json: webhook([alert({ id: 'q1' })]) })).status).toBe(202)
       // Admitted below capacity, so all three alerts are taken even though that passes 2.
       const many = await t.call('POST', path, {
-        json: webhook([alert({ fingerprint: 'q2' }), alert({ fingerprint: 'q3' }), alert({ fingerprint: 'q4' })]),
+        json: webhook([alert({ id: 'q2' }), alert({ id: 'q3' }), alert({ id: 'q4' })]),
       })
       expect(many.status).toBe(202)
       expect(t.count('queue_items')).toBe(4)
-      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'q5' })]) })
+      const res = await t.call('POST', path, { json: webhook([alert({ id: 'q5' })]) })
       const body = expectError(res, 503, 'queue_full')
       expect(body.message).toMatch(/queue/)
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
@@ -251,7 +264,7 @@ describe('back-pressure and rate limits (D9)', () => {
     const t = await build({ DIAG_RATE_LIMIT_PER_MINUTE: '3', DIAG_QUEUE_CAPACITY: '1000' })
     try {
       for (let i = 0; i < 10; i++) {
-        expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: `r${i}` })]) })).status).toBe(202)
+        expect((await t.call('POST', path, { json: webhook([alert({ id: `r${i}` })]) })).status).toBe(202)
       }
       expect(t.count('events')).toBe(10)
       // The same token is still limited on the rules API.
@@ -259,7 +272,7 @@ describe('back-pressure and rate limits (D9)', () => {
       const res = await t.call('GET', '/api/v1/rules')
       expectError(res, 429, 'rate_limited')
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
-      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'r10' })]) })).status).toBe(202)
+      expect((await t.call('POST', path, { json: webhook([alert({ id: 'r10' })]) })).status).toBe(202)
     } finally {
       await t.close()
     }
@@ -278,7 +291,7 @@ describe('back-pressure and rate limits (D9)', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
       expectError(await t.call('GET', '/health/ready', { headers: { authorization: '' } }), 429, 'rate_limited')
       // A valid token is not limited by the address's failures.
-      expect((await t.call('POST', path, { json: webhook([alert({ fingerprint: 'ok' })]) })).status).toBe(202)
+      expect((await t.call('POST', path, { json: webhook([alert({ id: 'ok' })]) })).status).toBe(202)
       expect(t.count('events')).toBe(1)
     } finally {
       await t.close()
@@ -289,7 +302,7 @@ describe('back-pressure and rate limits (D9)', () => {
     const t = await build()
     try {
       t.service.readiness.set('shutting_down')
-      const res = await t.call('POST', path, { json: webhook([alert({ fingerprint: 'late' })]) })
+      const res = await t.call('POST', path, { json: webhook([alert({ id: 'late' })]) })
       expectError(res, 503, 'not_ready')
       expect(t.count('events')).toBe(0)
       const ready = await t.call('GET', '/health/ready')

@@ -83,6 +83,10 @@ describe.skipIf(!alertmanager || !prometheus)('with the real Alertmanager and Pr
     expect(diagnosis.headers.subject).toBe(
       '[critical] AppServerHealthCheckFailing on app-01: TD-02 JavaHeapExhausted (jvm_memory)',
     )
+    // The fingerprint the service computes from the labels is Alertmanager's own.
+    const held = (await (await fetch(`${am.url}/api/v2/alerts`)).json()) as Array<{ fingerprint: string }>
+    expect(held).toHaveLength(1)
+    expect(diagnosis.text).toContain(`Fingerprint: ${held[0]?.fingerprint}`)
 
     expect((await postAlert(am, { ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
     const recovery = await waitFor(

@@ -8,6 +8,7 @@ import { parseMail, startSmtp, waitFor } from '../helpers/smtp.js'
 const mail = (over: Partial<OutgoingMail> = {}): OutgoingMail => ({
   eventId: '01a2028c-6451-755f-b14c-28dd78e976c0',
   kind: 'recovery',
+  afterEventId: null,
   messageId: '<01a2028c-6451-755f-b14c-28dd78e976c0@diagnostic-service>',
   inReplyTo: '<01a2028c-0000-755f-b14c-28dd78e976c0@diagnostic-service>',
   subject: '[RESOLVED] AppServerHealthCheckFailing on app-01: TD-02 JavaHeapExhausted, open 12m',

@@ -8,6 +8,7 @@ import { random } from '../helpers/random.js'
 const mail = (over: Partial<OutgoingMail> = {}): OutgoingMail => ({
   eventId: '01a2028c-6451-755f-b14c-28dd78e976c0',
   kind: 'diagnosis',
+  afterEventId: null,
   messageId: '<01a2028c-6451-755f-b14c-28dd78e976c0@diagnostic-service>',
   inReplyTo: null,
   subject: '[critical] AppServerHealthCheckFailing on app-01: TD-02 JavaHeapExhausted (jvm_memory)',

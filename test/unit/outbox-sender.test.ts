@@ -7,6 +7,7 @@ const row = (id: number): OutboxRow => ({
   attempts: 0,
   eventId: `e${id}`,
   kind: 'diagnosis',
+  afterEventId: null,
   messageId: `<e${id}@diagnostic-service>`,
   inReplyTo: null,
   subject: 's',

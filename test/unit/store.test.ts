@@ -6,21 +6,9 @@ import { type Db, openDatabase } from '../../src/store/database.js'
 import { type AlertEventInput, EventWriter, type IngestRequest } from '../../src/store/event-writer.js'
 import { uuidv7 } from '../../src/store/ids.js'
 import { runMigrations } from '../../src/store/migrate.js'
+import { alertEvent } from '../helpers/events.js'
 
-function event(identity: string, overrides: Partial<AlertEventInput> = {}): AlertEventInput {
-  return {
-    identity,
-    fingerprint: identity,
-    status: 'firing',
-    startsAt: '2026-11-22T05:00:00Z',
-    endsAt: null,
-    alertname: 'A',
-    instance: 'app-01',
-    severity: 'critical',
-    alert: { labels: { alertname: 'A' } },
-    ...overrides,
-  }
-}
+const event = alertEvent
 
 const request = (...alerts: AlertEventInput[]): IngestRequest => ({
   receiver: 'r',
@@ -47,7 +35,7 @@ describe('store', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(runMigrations(db)).toEqual([])
-    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1, 2, 3])
+    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1, 2, 3, 4])
   })
 
   it('keeps queue_depth equal to the real counts through inserts, status changes and deletes', () => {
@@ -93,7 +81,7 @@ describe('store', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect((results[1] as PromiseRejectedResult).reason.name).toBe('StoreError')
     expect(db.prepare('SELECT identity FROM events ORDER BY identity').pluck().all()).toEqual(['ok1', 'ok2'])
-    expect(db.prepare('SELECT count(*) FROM dedup_keys').pluck().get()).toBe(2)
+    expect(db.prepare('SELECT count(*) FROM incidents').pluck().get()).toBe(2)
     expect(depth().queued).toBe(2)
   })
 

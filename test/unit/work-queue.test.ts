@@ -6,6 +6,7 @@ import { WorkQueue } from '../../src/queue/work-queue.js'
 import { type Db, openDatabase } from '../../src/store/database.js'
 import { EventWriter } from '../../src/store/event-writer.js'
 import type { Lease } from '../../src/worker/ports.js'
+import { alertEvent } from '../helpers/events.js'
 
 describe('WorkQueue (D25)', () => {
   let db: Db
@@ -16,17 +17,7 @@ describe('WorkQueue (D25)', () => {
     now = 1_000_000
     queue = new WorkQueue(db, { leaseMs: 1000, maxExpiries: 3, now: () => now })
     const writer = new EventWriter(db, { queueCapacity: 100, now: () => now })
-    const event = (identity: string) => ({
-      identity,
-      fingerprint: identity,
-      status: 'firing' as const,
-      startsAt: '2026-11-22T05:00:00Z',
-      endsAt: null,
-      alertname: 'A',
-      instance: 'app-01',
-      severity: 'critical',
-      alert: {},
-    })
+    const event = (identity: string) => alertEvent(identity)
     await writer.submit({ receiver: 'r', groupKey: 'g', principal: 'p', alerts: [event('first'), event('second')] })
   })
   const status = () => db.prepare('SELECT status, attempts, expiries FROM queue_items ORDER BY id').all()

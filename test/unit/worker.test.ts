@@ -15,6 +15,7 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
     renew: () => true,
     complete: (lease) => !done.includes(lease.eventId) && done.push(lease.eventId) > 0,
     retry: (lease) => retried.push(lease.eventId) > 0,
+    defer: (lease) => waiting.push(lease) > 0,
     fail: (lease) => failed.push(lease.eventId) > 0,
     recoverExpired: () => ({ recovered: 0, exhausted: 0 }),
   }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { alertIdentity, alertmanagerFingerprint, toInstant } from '../../incidents/alert-identity.js'
 import type { AlertEventInput, AlertStatus } from '../../store/event-writer.js'
 
 /** The version-4 payload after schema validation (only the fields we read are typed). */
@@ -20,24 +20,23 @@ export interface WebhookAlert {
   [extra: string]: unknown
 }
 
-/** SHA-256 of the labels sorted by name: the identity of an alert sent without fingerprint (D11). */
-export function labelHash(labels: Record<string, string>): string {
-  const sorted = Object.keys(labels)
-    .sort()
-    .map((name) => [name, labels[name]])
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex')
-}
-
-/** D11: each alert of a payload becomes one event, identified by fingerprint or label hash. */
+/**
+ * Each alert of a payload becomes one event. Its identity and fingerprint are computed
+ * from its labels and its times parsed to instants; the fingerprint the sender claims is
+ * kept only to be compared (docs/design.md, "Incidents").
+ */
 export function toAlertEvents(payload: WebhookPayload): AlertEventInput[] {
   return payload.alerts.map((alert) => {
     const { labels } = alert
     return {
-      identity: alert.fingerprint ?? labelHash(labels),
-      fingerprint: alert.fingerprint ?? null,
+      identity: alertIdentity(labels),
+      fingerprint: alertmanagerFingerprint(labels),
+      claimedFingerprint: alert.fingerprint ?? null,
       status: alert.status,
-      startsAt: alert.startsAt,
-      endsAt: alert.endsAt ?? null,
+      startsAtText: alert.startsAt,
+      startsAt: toInstant(alert.startsAt),
+      endsAtText: alert.endsAt ?? null,
+      endsAt: alert.endsAt === undefined ? null : toInstant(alert.endsAt),
       // The schema guarantees the six required labels.
       alertname: labels.alertname as string,
       instance: labels.appserver_instance as string,
@@ -45,4 +44,9 @@ export function toAlertEvents(payload: WebhookPayload): AlertEventInput[] {
       alert,
     }
   })
+}
+
+/** Alerts whose sender-claimed fingerprint is not the one of their labels. */
+export function fingerprintMismatches(events: readonly AlertEventInput[]) {
+  return events.filter((e) => e.claimedFingerprint !== null && e.claimedFingerprint.toLowerCase() !== e.fingerprint)
 }

@@ -3,7 +3,7 @@ import { loadSchema } from '../../ajv.js'
 import { errors } from '../../errors.js'
 import type { Metrics } from '../../metrics.js'
 import type { EventWriter } from '../../store/event-writer.js'
-import { toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
+import { fingerprintMismatches, toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
 import { requireJson } from '../request-gates.js'
 
 export const webhookBodyLimit = 256 * 1024
@@ -27,6 +27,8 @@ const accepted = {
           fingerprint: { type: 'string' },
           status: { type: 'string' },
           duplicate: { type: 'boolean' },
+          transition: { type: 'string' },
+          incidentId: { type: 'string' },
         },
       },
     },
@@ -35,7 +37,7 @@ const accepted = {
 
 export interface AlertRoutesDeps {
   writer: Pick<EventWriter, 'submit'>
-  metrics: Pick<Metrics, 'alertsReceived'>
+  metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches'>
 }
 
 export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
@@ -47,16 +49,30 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     preParsing: requireJson,
     schema: { body: webhookSchema, response: { 202: accepted } },
     handler: async (request, reply) => {
+      const alerts = toAlertEvents(request.body)
+      const mismatched = fingerprintMismatches(alerts)
+      if (mismatched.length > 0) {
+        deps.metrics.fingerprintMismatches.inc(mismatched.length)
+        request.log.warn(
+          { alerts: mismatched.map((a) => ({ claimed: a.claimedFingerprint, computed: a.fingerprint })).slice(0, 10) },
+          'ignoring sender fingerprints that do not match the labels',
+        )
+      }
       const outcome = await deps.writer.submit({
         receiver: request.body.receiver,
         groupKey: request.body.groupKey,
         principal: request.principal,
-        alerts: toAlertEvents(request.body),
+        alerts,
       })
       if (outcome.kind === 'queue_full') throw errors.queueFull(queueFullRetryAfterSeconds)
       const { received, queued, duplicates, events } = outcome
       deps.metrics.alertsReceived.inc({ outcome: 'queued' }, queued)
       deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
+      deps.metrics.alertsReceived.inc({ outcome: 'recorded' }, received - queued - duplicates)
+      for (const event of events) {
+        deps.metrics.alertTransitions.inc({ transition: event.transition })
+        if (event.superseded) deps.metrics.alertTransitions.inc({ transition: 'superseded' })
+      }
       request.log.info({ queued, duplicates }, 'alerts accepted')
       return reply.code(202).send({ status: 'accepted', received, queued, duplicates, events })
     },

@@ -4,7 +4,7 @@ import { categories } from '../../rules/types.js'
 import type { IncidentsRepository } from '../../store/incidents-repository.js'
 
 interface ListQuery {
-  status?: 'open' | 'resolved'
+  status?: 'open' | 'resolved' | 'superseded'
   instance?: string
   category?: string
   since?: string
@@ -29,7 +29,7 @@ export interface IncidentRoutesDeps {
   incidents: Pick<IncidentsRepository, 'list' | 'get'>
 }
 
-/** D30: GET /api/v1/incidents (filters, pagination) and GET /api/v1/incidents/:id. */
+/** GET /api/v1/incidents (filters, pagination) and GET /api/v1/incidents/:id. */
 export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesDeps) {
   app.get<{ Querystring: ListQuery }>('/api/v1/incidents', {
     config: { scope: 'read' },
@@ -38,7 +38,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
         type: 'object',
         additionalProperties: false,
         properties: {
-          status: { enum: ['open', 'resolved'] },
+          status: { enum: ['open', 'resolved', 'superseded'] },
           instance: { type: 'string', minLength: 1, maxLength: 16384 },
           category: { enum: [...categories] },
           since: { type: 'string', format: 'date-time' },

@@ -1,0 +1,93 @@
+// The incident lifecycle (docs/design.md, "Incidents"), as one pure function: given what
+// the store knows of an alert's occurrences and one notification, what happens. The store
+// applies the answer inside the ingest transaction, so notifications take effect in the
+// order they were acknowledged.
+
+export type IncidentStatus = 'open' | 'resolved' | 'superseded'
+
+/** One occurrence of an alert (identity + start instant) as the store holds it. */
+export interface Occurrence {
+  id: string
+  startsAt: number
+  status: IncidentStatus
+  /** A firing notification was recorded for it. */
+  fired: boolean
+  /** Its first firing arrived after it had already ended (resolved or superseded). */
+  firedLate: boolean
+}
+
+/** What the store knows of the identity, around the notification's start instant. */
+export interface IdentityState {
+  /** The occurrence with the notification's start instant. */
+  same: Occurrence | undefined
+  /** The occurrence with the latest start instant, if any. */
+  newest: Occurrence | undefined
+  /** The earliest start instant after the notification's, if any. */
+  nextStart: number | undefined
+}
+
+export interface Notification {
+  status: 'firing' | 'resolved'
+  startsAt: number
+}
+
+/** The mail an event produces: a diagnosis report, a re-fire report or a recovery. */
+export type MailKind = 'diagnosis' | 'refire' | 'recovery'
+
+export type Transition =
+  /** Nothing changes: a repeat, a re-sent resolution, an old firing of an ended occurrence. */
+  | { kind: 'duplicate'; occurrence: Occurrence }
+  /** A new occurrence opens; an older open one is closed as superseded. */
+  | { kind: 'opened'; supersedes: Occurrence | undefined }
+  /** A new occurrence that started before a known later one: it has ended already. */
+  | { kind: 'stale_firing'; endedAt: number }
+  /** The first firing of an occurrence already resolved (the resolution came first). */
+  | { kind: 'late_firing'; occurrence: Occurrence }
+  /** Firing again after its resolution, same start: the occurrence re-opens. */
+  | { kind: 'refired'; occurrence: Occurrence }
+  /** The open occurrence resolves. */
+  | { kind: 'resolved'; occurrence: Occurrence }
+  /** The resolution of an occurrence already closed as superseded: its end is recorded. */
+  | { kind: 'resolved_superseded'; occurrence: Occurrence }
+  /** A resolution for an occurrence never seen firing; a newer one supersedes an older open one. */
+  | { kind: 'unmatched_resolution'; supersedes: Occurrence | undefined }
+
+export type TransitionKind = Transition['kind']
+
+export const mailOf: Record<TransitionKind, MailKind | null> = {
+  duplicate: null,
+  opened: 'diagnosis',
+  stale_firing: 'diagnosis',
+  late_firing: 'diagnosis',
+  refired: 'refire',
+  resolved: 'recovery',
+  resolved_superseded: null,
+  unmatched_resolution: null,
+}
+
+const openOlder = (state: IdentityState, startsAt: number) =>
+  state.newest?.status === 'open' && state.newest.startsAt < startsAt ? state.newest : undefined
+
+/**
+ * Alertmanager holds one alert per label set, so at most one occurrence of an identity is
+ * open, and it is the newest: an occurrence that starts later ends the earlier one.
+ */
+export function transition(state: IdentityState, notification: Notification): Transition {
+  const { same } = state
+  if (notification.status === 'firing') {
+    if (!same) {
+      if (state.nextStart !== undefined) return { kind: 'stale_firing', endedAt: state.nextStart }
+      return { kind: 'opened', supersedes: openOlder(state, notification.startsAt) }
+    }
+    if (same.status === 'resolved' && !same.fired) return { kind: 'late_firing', occurrence: same }
+    // A re-fire needs a firing seen before the resolution: copies of a late firing repeat it.
+    if (same.status === 'resolved' && !same.firedLate && state.newest?.id === same.id) {
+      return { kind: 'refired', occurrence: same }
+    }
+    return { kind: 'duplicate', occurrence: same }
+  }
+  if (!same) return { kind: 'unmatched_resolution', supersedes: openOlder(state, notification.startsAt) }
+  if (same.status === 'open') return { kind: 'resolved', occurrence: same }
+  if (same.status === 'superseded') return { kind: 'resolved_superseded', occurrence: same }
+  return { kind: 'duplicate', occurrence: same }
+}

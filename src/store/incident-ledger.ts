@@ -1,0 +1,195 @@
+import {
+  type IdentityState,
+  type IncidentStatus,
+  type MailKind,
+  mailOf,
+  type Notification,
+  type Occurrence,
+  type Transition,
+  transition,
+} from '../incidents/lifecycle.js'
+import type { Db } from './database.js'
+import { uuidv7 } from './ids.js'
+
+interface IncidentRow {
+  id: string
+  starts_at: number
+  status: IncidentStatus
+  fired: number
+  fired_late: number
+}
+
+const columns = 'id, starts_at, status, fired, fired_late'
+
+const occurrence = (row: IncidentRow | undefined): Occurrence | undefined =>
+  row && {
+    id: row.id,
+    startsAt: row.starts_at,
+    status: row.status,
+    fired: row.fired === 1,
+    firedLate: row.fired_late === 1,
+  }
+
+/** What the ledger needs of a notification besides its status and start. */
+export interface LedgerNotification extends Notification {
+  identity: string
+  fingerprint: string
+  endsAt: number | null
+  alertname: string
+  instance: string
+  severity: string
+}
+
+export interface Applied {
+  transition: Transition['kind']
+  incidentId: string
+  /** The mail the event produces, if any: the worker makes it. */
+  mail: MailKind | null
+  /** The event whose mail this event's mail follows. */
+  afterEventId: string | null
+  /** For a duplicate: the stored event it repeats. */
+  duplicateOf: string | null
+  /** An older open incident this notification closed as superseded. */
+  superseded: string | null
+}
+
+/**
+ * The incidents table seen through the lifecycle (incidents/lifecycle.ts): reads the state
+ * of an alert's identity and applies one notification to it. Called inside the ingest
+ * transaction, so each notification sees every one acknowledged before it.
+ */
+export class IncidentLedger {
+  private readonly s
+
+  constructor(db: Db) {
+    this.s = {
+      // The occurrence at the start and the next one after it, in one index range.
+      atOrAfter: db.prepare<[string, number], IncidentRow>(
+        `SELECT ${columns} FROM incidents WHERE identity = ? AND starts_at >= ? ORDER BY starts_at LIMIT 2`,
+      ),
+      newest: db.prepare<[string], IncidentRow>(
+        `SELECT ${columns} FROM incidents WHERE identity = ? ORDER BY starts_at DESC LIMIT 1`,
+      ),
+      startingAt: db
+        .prepare<[string, number], string>('SELECT id FROM incidents WHERE identity = ? AND starts_at = ?')
+        .pluck(),
+      lastMail: db.prepare<[string], string | null>('SELECT last_mail_event_id FROM incidents WHERE id = ?').pluck(),
+      latestEvent: db
+        .prepare<[string, string], string>(
+          'SELECT id FROM events WHERE incident_id = ? ORDER BY status = ? DESC, received_at DESC, id DESC LIMIT 1',
+        )
+        .pluck(),
+      insert: db.prepare(`INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity,
+        status, fired, firing_event_id, resolved_event_id, last_mail_event_id, superseded_by, opened_at, ended_at, closed_at)
+        VALUES (@id, @identity, @fingerprint, @startsAt, @alertname, @instance, @severity, @status, @fired,
+        @firingEventId, @resolvedEventId, @lastMailEventId, @supersededBy, @now, @endedAt, @closedAt)`),
+      supersede: db.prepare(
+        "UPDATE incidents SET status = 'superseded', superseded_by = ?, ended_at = ?, closed_at = ? WHERE id = ? AND status = 'open'",
+      ),
+      lateFiring: db.prepare(
+        'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = ?, last_mail_event_id = ? WHERE id = ?',
+      ),
+      refire:
+        db.prepare(`UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
+        last_mail_event_id = ? WHERE id = ?`),
+      resolve: db.prepare(`UPDATE incidents SET status = 'resolved', resolved_event_id = @eventId, ended_at = @endedAt,
+        closed_at = @now, last_mail_event_id = coalesce(@mailEventId, last_mail_event_id) WHERE id = @id`),
+    }
+  }
+
+  /** The state of `identity` around `startsAt`, as lifecycle.transition reads it. */
+  state(identity: string, startsAt: number): IdentityState {
+    const [first, second] = this.s.atOrAfter.all(identity, startsAt)
+    const same = first?.starts_at === startsAt ? first : undefined
+    const next = same ? second : first
+    // Without a later occurrence, the newest is the one at the start (or the one before it).
+    const newest = next ? this.s.newest.get(identity) : (same ?? this.s.newest.get(identity))
+    return { same: occurrence(same), newest: occurrence(newest), nextStart: next?.starts_at }
+  }
+
+  /** What the notification would do now, without changing anything. */
+  peek(n: LedgerNotification): Transition {
+    return transition(this.state(n.identity, n.startsAt), n)
+  }
+
+  /** For a duplicate: the stored event of the same status it repeats. */
+  repeated(t: Extract<Transition, { kind: 'duplicate' }>, status: string): string {
+    return this.s.latestEvent.get(t.occurrence.id, status) as string
+  }
+
+  /** Applies the notification, to be stored as event `eventId` received at `now`. */
+  apply(n: LedgerNotification, eventId: string, now: number): Applied {
+    const t = this.peek(n)
+    const mail = mailOf[t.kind]
+    const base = { transition: t.kind, mail, afterEventId: null, duplicateOf: null, superseded: null }
+    // An end before the start (Alertmanager's zero time, a clock gone wrong) is no end: the
+    // time the resolution arrived stands in for it.
+    const endedAt = n.endsAt !== null && n.endsAt >= n.startsAt ? n.endsAt : now
+    switch (t.kind) {
+      case 'duplicate':
+        return { ...base, incidentId: t.occurrence.id, duplicateOf: this.repeated(t, n.status) }
+      case 'opened':
+      case 'unmatched_resolution': {
+        const id = uuidv7(now)
+        if (t.supersedes) this.s.supersede.run(id, n.startsAt, now, t.supersedes.id)
+        const firing = t.kind === 'opened'
+        this.s.insert.run({
+          ...this.identityColumns(n, id),
+          status: firing ? 'open' : 'resolved',
+          fired: firing ? 1 : 0,
+          firingEventId: firing ? eventId : null,
+          resolvedEventId: firing ? null : eventId,
+          lastMailEventId: firing ? eventId : null,
+          supersededBy: null,
+          now,
+          endedAt: firing ? null : endedAt,
+          closedAt: firing ? null : now,
+        })
+        return { ...base, incidentId: id, superseded: t.supersedes?.id ?? null }
+      }
+      case 'stale_firing': {
+        const id = uuidv7(now)
+        this.s.insert.run({
+          ...this.identityColumns(n, id),
+          status: 'superseded',
+          fired: 1,
+          firingEventId: eventId,
+          resolvedEventId: null,
+          lastMailEventId: eventId,
+          supersededBy: this.s.startingAt.get(n.identity, t.endedAt) ?? null,
+          now,
+          endedAt: t.endedAt,
+          closedAt: now,
+        })
+        return { ...base, incidentId: id }
+      }
+      case 'late_firing':
+        this.s.lateFiring.run(eventId, eventId, t.occurrence.id)
+        return { ...base, incidentId: t.occurrence.id }
+      case 'refired': {
+        const after = this.s.lastMail.get(t.occurrence.id) ?? null
+        this.s.refire.run(eventId, t.occurrence.id)
+        return { ...base, incidentId: t.occurrence.id, afterEventId: after }
+      }
+      case 'resolved':
+      case 'resolved_superseded': {
+        const after = this.s.lastMail.get(t.occurrence.id) ?? null
+        const mailEventId = t.kind === 'resolved' ? eventId : null
+        this.s.resolve.run({ id: t.occurrence.id, eventId, endedAt, now, mailEventId })
+        return { ...base, incidentId: t.occurrence.id, afterEventId: t.kind === 'resolved' ? after : null }
+      }
+    }
+  }
+
+  private identityColumns(n: LedgerNotification, id: string) {
+    return {
+      id,
+      identity: n.identity,
+      fingerprint: n.fingerprint,
+      startsAt: n.startsAt,
+      alertname: n.alertname,
+      instance: n.instance,
+      severity: n.severity,
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import fnv1a from '@sindresorhus/fnv1a'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { alertIdentity, alertmanagerFingerprint, toInstant } from '../../src/incidents/alert-identity.js'
+import { type IdentityState, type Occurrence, transition } from '../../src/incidents/lifecycle.js'
+
+describe('toInstant', () => {
+  it.each([
+    ['2026-11-01T12:00:00+02:00', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01T10:00:00Z', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01t10:00:00.000z', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01 10:00:00+00', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01T11:30:00+0130', '2026-11-01T10:00:00.000Z'],
+    ['2026-11-01T10:00:00.123456789Z', '2026-11-01T10:00:00.123Z'],
+    ['2026-11-01T10:00:00.5-00:30', '2026-11-01T10:30:00.500Z'],
+    ['2016-12-31T23:59:60Z', '2017-01-01T00:00:00.000Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+  ])('reads %s as %s', (text, instant) => {
+    expect(new Date(toInstant(text)).toISOString()).toBe(instant)
+  })
+
+  it('refuses what is not RFC 3339', () => {
+    expect(() => toInstant('yesterday')).toThrow(RangeError)
+  })
+})
+
+describe('alert identity', () => {
+  it('is the same for the same labels in any order, and differs for any other label set', () => {
+    expect(alertIdentity({ a: '1', b: '2' })).toBe(alertIdentity({ b: '2', a: '1' }))
+    expect(alertIdentity({ a: '1', b: '2' })).not.toBe(alertIdentity({ a: '1', b: '3' }))
+    // Names and values cannot run into each other.
+    expect(alertIdentity({ a: 'b', c: '' })).not.toBe(alertIdentity({ a: '', bc: '' }))
+  })
+
+  it("computes Alertmanager's fingerprint: FNV-1a 64 over name, 0xff, value, 0xff in name order", () => {
+    // The empty label set hashes to the FNV-1a 64 offset basis.
+    expect(alertmanagerFingerprint({})).toBe('cbf29ce484222325')
+    expect(alertmanagerFingerprint({ b: '2', a: '1' })).toBe(alertmanagerFingerprint({ a: '1', b: '2' }))
+    expect(alertmanagerFingerprint({ alertname: 'A' })).toMatch(/^[0-9a-f]{16}$/)
+  })
+
+  it('equals FNV-1a 64 as the fnv1a library computes it, for any labels (UTF-8 included)', () => {
+    const labelSet = fc.dictionary(fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,20}$/), fc.string({ unit: 'binary' }), {
+      maxKeys: 8,
+    })
+    fc.assert(
+      fc.property(labelSet, (labels) => {
+        const bytes: number[] = []
+        for (const name of Object.keys(labels).sort()) {
+          bytes.push(...Buffer.from(name), 0xff, ...Buffer.from(labels[name] as string), 0xff)
+        }
+        const expected = fnv1a(new Uint8Array(bytes), { size: 64 }).toString(16).padStart(16, '0')
+        expect(alertmanagerFingerprint(labels)).toBe(expected)
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
+
+const occurrence = (over: Partial<Occurrence>): Occurrence => ({
+  id: 'o1',
+  startsAt: 100,
+  status: 'open',
+  fired: true,
+  firedLate: false,
+  ...over,
+})
+const state = (same?: Occurrence, newest = same, nextStart?: number): IdentityState => ({ same, newest, nextStart })
+
+describe('lifecycle transitions', () => {
+  const firing = { status: 'firing' as const, startsAt: 100 }
+  const resolution = { status: 'resolved' as const, startsAt: 100 }
+
+  it('opens a new occurrence and supersedes an older open one', () => {
+    expect(transition(state(), firing)).toEqual({ kind: 'opened', supersedes: undefined })
+    const older = occurrence({ id: 'old', startsAt: 50 })
+    expect(transition(state(undefined, older), firing)).toEqual({ kind: 'opened', supersedes: older })
+    const closed = occurrence({ id: 'old', startsAt: 50, status: 'resolved' })
+    expect(transition(state(undefined, closed), firing)).toEqual({ kind: 'opened', supersedes: undefined })
+  })
+
+  it('takes a firing older than a known occurrence as already ended', () => {
+    const newer = occurrence({ id: 'new', startsAt: 200 })
+    expect(transition(state(undefined, newer, 200), firing)).toEqual({ kind: 'stale_firing', endedAt: 200 })
+  })
+
+  it('repeats nothing: a firing of the open occurrence, a resolution of a resolved one', () => {
+    expect(transition(state(occurrence({})), firing).kind).toBe('duplicate')
+    expect(transition(state(occurrence({ status: 'resolved' })), resolution).kind).toBe('duplicate')
+    expect(transition(state(occurrence({ status: 'superseded' }), occurrence({ id: 'n' })), firing).kind).toBe(
+      'duplicate',
+    )
+  })
+
+  it('re-opens a resolved occurrence that fires again, unless it is no longer the newest or fired late', () => {
+    const resolved = occurrence({ status: 'resolved' })
+    expect(transition(state(resolved), firing).kind).toBe('refired')
+    expect(transition(state(resolved, occurrence({ id: 'n', startsAt: 200 }), 200), firing).kind).toBe('duplicate')
+    expect(transition(state(occurrence({ status: 'resolved', firedLate: true })), firing).kind).toBe('duplicate')
+  })
+
+  it('records a first firing after the resolution as late', () => {
+    expect(transition(state(occurrence({ status: 'resolved', fired: false })), firing).kind).toBe('late_firing')
+  })
+
+  it('resolves only its own occurrence, and records unknown ones', () => {
+    expect(transition(state(occurrence({})), resolution).kind).toBe('resolved')
+    expect(transition(state(occurrence({ status: 'superseded' })), resolution).kind).toBe('resolved_superseded')
+    const older = occurrence({ id: 'old', startsAt: 50 })
+    expect(transition(state(undefined, older), resolution)).toEqual({
+      kind: 'unmatched_resolution',
+      supersedes: older,
+    })
+    const newer = occurrence({ id: 'new', startsAt: 200 })
+    expect(transition(state(undefined, newer, 200), resolution)).toEqual({
+      kind: 'unmatched_resolution',
+      supersedes: undefined,
+    })
+  })
+})
