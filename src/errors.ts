@@ -67,6 +67,10 @@ export const errors = {
     new AppError(503, 'queue_full', 'The diagnosis queue is full; retry later.', {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  storageUnavailable: (retryAfterSeconds: number) =>
+    new AppError(503, 'storage_unavailable', 'The service cannot store data right now; retry later.', {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   notReady: (retryAfterSeconds = 5) =>
     new AppError(503, 'not_ready', 'The service is not ready to accept requests.', {
       headers: { 'retry-after': String(retryAfterSeconds) },

@@ -21,6 +21,8 @@ export interface Metrics {
   analysisTimeouts: Counter
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
+  storageWritable: Gauge
+  storageFaults: Counter<'operation'>
 }
 
 function fileSize(path: string): number {
@@ -105,6 +107,17 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
       name: 'diagnostic_alert_transitions_total',
       help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, unmatched_resolution, superseded, ...',
       labelNames: ['transition'],
+      registers,
+    }),
+    storageWritable: new Gauge({
+      name: 'diagnostic_storage_writable',
+      help: 'Whether the database takes writes: 0 while a full disk, an I/O error or a lock held by another process stops them',
+      registers,
+    }),
+    storageFaults: new Counter({
+      name: 'diagnostic_storage_faults_total',
+      help: 'Writes that failed for a fault of the host (disk full, I/O error, database locked), by operation',
+      labelNames: ['operation'],
       registers,
     }),
     fingerprintMismatches: counter(

@@ -6,7 +6,7 @@ import type { Gauge } from 'prom-client'
 export type ReadinessState = 'starting' | 'ready' | 'shutting_down' | 'startup_failed'
 
 /** Conditions of a running service that make it unfit for new traffic, with no state change. */
-export type ReadinessFault = 'queue_stalled'
+export type ReadinessFault = 'queue_stalled' | 'storage_unavailable'
 
 export class Readiness {
   private current: ReadinessState = 'starting'

@@ -1,6 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import {
   allScopes,
@@ -12,6 +12,7 @@ import {
 } from './auth/tokens.js'
 import type { Config } from './config/load.js'
 import { loadInventory } from './evidence/inventory.js'
+import { isHostFault } from './host-faults.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
 import { batchedClaims } from './queue/batched-claims.js'
@@ -29,6 +30,7 @@ import { EventWriter } from './store/event-writer.js'
 import { IncidentsRepository } from './store/incidents-repository.js'
 import { pruneOlderThan } from './store/retention.js'
 import { RulesRepository } from './store/rules-repository.js'
+import { StorageHealth } from './store/storage-health.js'
 import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
 import { WriteBatcher } from './store/write-batcher.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
@@ -88,6 +90,24 @@ async function loadTls(config: Config, announce: Announce) {
   return { generatedCaFile: dev.caFile, files }
 }
 
+/** Readiness and a gauge that follow whether the database takes writes (docs/operations.md). */
+function storageHealth(
+  db: Db,
+  readiness: Readiness,
+  metrics: Metrics,
+  log: () => Pick<FastifyBaseLogger, 'info' | 'error'> | undefined,
+): StorageHealth {
+  // A one-row write in its own IMMEDIATE transaction: it needs the write lock and a page
+  // of the journal, as every real write does.
+  const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
+  const probe = db.transaction(() => touch.run())
+  const lazyLog = {
+    info: (obj: object, msg: string) => log()?.info(obj, msg),
+    error: (obj: object, msg: string) => log()?.error(obj, msg),
+  }
+  return new StorageHealth(() => probe.immediate(), readiness, metrics, lazyLog, { probeMs: 1000 })
+}
+
 export async function startService(config: Config, announce: Announce = () => {}): Promise<Service> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   // Owner only, also when an older version or an operator created it with a wider mode.
@@ -98,11 +118,15 @@ export async function startService(config: Config, announce: Announce = () => {}
   const db = openDatabase(dbFile)
   const metrics = createMetrics({ version, dbFile })
   const readiness = new Readiness(metrics.ready)
+  // The app's logger exists once the app does; no write can fail before that.
+  let appLog: FastifyBaseLogger | undefined
+  const storage = storageHealth(db, readiness, metrics, () => appLog?.child({ component: 'storage' }))
   let worker: Worker | undefined
   const writer = new EventWriter(db, {
     queueCapacity: config.queueCapacity,
     commits: metrics.ingestCommits,
     onQueued: () => worker?.kick(),
+    health: storage,
   })
   const rules = new RulesService(
     new RulesRepository(db),
@@ -136,6 +160,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       connectionLimits: config.connectionLimits,
     },
   )
+  appLog = app.log
   if (config.unknownEnvKeys.length > 0) {
     app.log.warn({ keys: config.unknownEnvKeys }, 'ignoring unknown DIAG_* environment variables')
   }
@@ -155,6 +180,8 @@ export async function startService(config: Config, announce: Announce = () => {}
       batch: 16,
     },
     app.log.child({ component: 'mail' }),
+    Date.now,
+    storage,
   )
 
   const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
@@ -167,13 +194,20 @@ export async function startService(config: Config, announce: Announce = () => {}
     { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
   )
   const housekeeping = new Housekeeping(
-    (cutoff) => pruneOlderThan(db, cutoff),
+    (cutoff) => {
+      try {
+        return pruneOlderThan(db, cutoff)
+      } catch (error) {
+        storage.failed('housekeeping', error)
+        throw error
+      }
+    },
     metrics,
     { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
     app.log.child({ component: 'housekeeping' }),
   )
 
-  const batcher = new WriteBatcher(db, { name: 'worker' })
+  const batcher = new WriteBatcher(db, { name: 'worker', health: storage })
   const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }), {
     timeoutMs: config.analysisTimeoutMs,
     onTimeout: () => metrics.analysisTimeouts.inc(),
@@ -183,6 +217,7 @@ export async function startService(config: Config, announce: Announce = () => {}
   const stop = () => {
     stopping ??= (async () => {
       readiness.set('shutting_down')
+      storage.stop()
       housekeeping.stop()
       stallMonitor.stop()
       // Requests in flight get half the shutdown bound to finish; then every connection
@@ -250,6 +285,8 @@ export async function startService(config: Config, announce: Announce = () => {}
         pollMs: 1000,
         maxAttempts: 5,
         retryBaseMs: 5000,
+        isHostFault,
+        hostFaultDelayMs: 5000,
       },
       app.log.child({ component: 'worker' }),
     )

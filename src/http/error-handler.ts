@@ -3,12 +3,16 @@ import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
+import { isHostFault } from '../host-faults.js'
 
 /**
  * Turns every error into the D7 body. Fastify's own errors (body limits, content types,
  * JSON syntax, schema validation) map to the catalogue; anything else is a 500 whose
  * message never leaves the process.
  */
+// The background probe of the storage runs every second (store/storage-health.ts).
+const storageRetryAfterSeconds = 5
+
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error
   const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
@@ -39,13 +43,16 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
     return invalid('The request body is not valid JSON.')
   }
   if (error.statusCode === 400) return invalid('The request is malformed.')
+  // A full disk or a locked database: Alertmanager retries a 503, and nothing was stored.
+  if (isHostFault(error)) return errors.storageUnavailable(storageRetryAfterSeconds)
   return errors.internal()
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error, request)
-    if (appError.statusCode >= 500 && !(error instanceof AppError)) {
+    if (appError.code === 'storage_unavailable') request.log.warn({ err: error }, 'storage unavailable')
+    else if (appError.statusCode >= 500 && !(error instanceof AppError)) {
       request.log.error({ err: error }, 'request failed')
     }
     reply.headers(appError.headers)

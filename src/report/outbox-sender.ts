@@ -57,6 +57,7 @@ export class OutboxSender {
     private readonly options: SenderOptions,
     private readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
     private readonly now: () => number = Date.now,
+    private readonly health?: { failed(operation: string, error: unknown): void },
   ) {}
 
   start(): void {
@@ -89,19 +90,36 @@ export class OutboxSender {
   }
 
   // The outcomes of a batch are committed together: one fsync per batch rather than per
-  // e-mail. A crash before that commit re-sends the batch with the same Message-IDs.
+  // e-mail. A crash before that commit re-sends the batch with the same Message-IDs. When
+  // the commit fails (a full disk, a lock), the outcomes wait in memory and are recorded
+  // before anything else is sent, so a delivered mail is not sent again.
+  private unrecorded: DeliveryOutcome[] = []
+
   private async drain(): Promise<void> {
-    for (;;) {
-      const rows = this.store.due(this.now(), this.options.batch)
-      const outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
-      if (outcomes.length > 0) this.store.record(outcomes)
-      for (const outcome of outcomes) {
-        if (outcome.state === 'sent') this.counters.notificationsSent.inc()
-        if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
+    try {
+      if (this.unrecorded.length > 0) {
+        this.store.record(this.unrecorded)
+        this.unrecorded = []
       }
-      // A mail that was waiting for one just sent (or failed for good) is due now.
-      const settled = outcomes.some((outcome) => outcome.state !== 'retry')
-      if ((rows.length < this.options.batch && !settled) || this.stopped) return
+      for (;;) {
+        const rows = this.store.due(this.now(), this.options.batch)
+        const outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
+        for (const outcome of outcomes) {
+          if (outcome.state === 'sent') this.counters.notificationsSent.inc()
+          if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
+        }
+        if (outcomes.length > 0) {
+          this.unrecorded = outcomes
+          this.store.record(outcomes)
+          this.unrecorded = []
+        }
+        // A mail that was waiting for one just sent (or failed for good) is due now.
+        const settled = outcomes.some((outcome) => outcome.state !== 'retry')
+        if ((rows.length < this.options.batch && !settled) || this.stopped) return
+      }
+    } catch (error) {
+      this.health?.failed('outbox', error)
+      this.log.error({ err: error, unrecorded: this.unrecorded.length }, 'the outbox could not be read or updated')
     }
   }
 

@@ -27,9 +27,11 @@ function worstCaseTexts(source: string, flags: string): string[] {
 }
 
 /**
- * The slowest scan of the worst-case texts with the pattern alone, in ms: a text is scanned
- * again only when it went over the budget (the lower of two times counts), so a usual
- * pattern costs four scans of a few ms and a slow one stops at its first slow text twice.
+ * The slowest scan of the worst-case texts with the pattern alone, in ms. Load on the
+ * machine only ever adds time, so a text over the budget is scanned again, up to five
+ * times, and the lowest time counts: a usual pattern on a busy machine (the seed rulepack
+ * registered while the tests run beside it took 55 ms once) gets the benefit of the quiet
+ * moment, while a slow pattern is slow every time and stops early, at 4x the budget.
  */
 export function worstScanMs(source: string, flags: string): number {
   const index = PatternIndex.fromSources([{ key: 'candidate', source: `/${source}/${flags}` }])
@@ -38,12 +40,13 @@ export function worstScanMs(source: string, flags: string): number {
     index.scan(text)
     return performance.now() - started
   }
+  const { maxMs } = patternCostBudget
   let worst = 0
   for (const text of worstCaseTexts(source, flags)) {
     let ms = time(text)
-    if (ms > patternCostBudget.maxMs) ms = Math.min(ms, time(text))
+    for (let tries = 1; tries < 5 && ms > maxMs && ms < 4 * maxMs; tries++) ms = Math.min(ms, time(text))
     worst = Math.max(worst, ms)
-    if (worst > patternCostBudget.maxMs) break
+    if (worst > maxMs) break
   }
   return worst
 }

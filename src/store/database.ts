@@ -8,8 +8,10 @@ export type Db = Database.Database
 /**
  * Opens the one connection of the process (STYLE.md): WAL, synchronous=FULL so that a
  * committed transaction survives power loss as well as kill -9 (D11; better-sqlite3's
- * default NORMAL would not), foreign keys on, and a busy timeout for external readers.
+ * default NORMAL would not), foreign keys on, and a busy timeout of a few milliseconds.
  */
+const busyTimeoutMs = 2
+
 export function openDatabase(file: string): Db {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   // The events hold whole alerts and the results redacted logs: owner only. SQLite creates
@@ -21,7 +23,12 @@ export function openDatabase(file: string): Db {
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
+  // Another process holding the write lock (an operator's sqlite3, a backup) makes a write
+  // fail at once rather than stop the event loop: better-sqlite3 waits synchronously. The
+  // write is then answered 503 or retried (docs/operations.md).
+  // Migrations at start may wait for a lock like any one-off tool; the service may not.
   db.pragma('busy_timeout = 5000')
   runMigrations(db)
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`)
   return db
 }

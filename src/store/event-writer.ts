@@ -3,7 +3,7 @@ import type { TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
 import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
-import { WriteBatcher } from './write-batcher.js'
+import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
 
 export type AlertStatus = 'firing' | 'resolved'
 
@@ -61,6 +61,7 @@ export class EventWriter {
       commits?: { inc: () => void }
       /** Called after each commit that queued events (wakes the worker). */
       onQueued?: () => void
+      health?: StorageHealthPort
     },
   ) {
     this.ledger = new IncidentLedger(db)
@@ -78,6 +79,7 @@ export class EventWriter {
     }
     this.batcher = new WriteBatcher(db, {
       name: 'ingest',
+      ...(options.health ? { health: options.health } : {}),
       onCommit: (outcomes) => {
         options.commits?.inc()
         if ((outcomes as IngestOutcome[]).some((o) => o.kind === 'accepted' && o.queued > 0)) options.onQueued?.()

@@ -1,5 +1,12 @@
 import { StoreError } from '../errors.js'
+import { isHostFault } from '../host-faults.js'
 import type { Db } from './database.js'
+
+/** Where writes report whether the storage takes them (store/storage-health.ts). */
+export interface StorageHealthPort {
+  failed(operation: string, error: unknown): void
+  succeeded(): void
+}
 
 interface Pending {
   write: () => unknown
@@ -26,6 +33,8 @@ export class WriteBatcher {
       name: string
       /** After each commit, with the results of the writes that succeeded. */
       onCommit?: (values: unknown[]) => void
+      /** Tells the storage health of every commit and of every failed one. */
+      health?: StorageHealthPort
     },
   ) {
     const one = db.transaction((write: () => unknown) => write())
@@ -34,6 +43,9 @@ export class WriteBatcher {
         try {
           return { value: one(write) }
         } catch (error) {
+          // A full disk or a lock fails the whole batch: SQLite may already have rolled
+          // the transaction back, so the writes after it must not run on their own.
+          if (isHostFault(error)) throw error
           return { error }
         }
       }),
@@ -61,9 +73,11 @@ export class WriteBatcher {
     try {
       results = this.writeBatch(batch)
     } catch (error) {
+      this.options.health?.failed(this.options.name, error)
       for (const item of batch) item.reject(new StoreError(`${this.options.name} batch`, { cause: error }))
       return
     }
+    this.options.health?.succeeded()
     batch.forEach((item, i) => {
       const result = results[i] as { value: unknown } | { error: unknown }
       if ('error' in result) item.reject(result.error)

@@ -11,6 +11,9 @@ export interface WorkerOptions {
   /** Processing errors (not lease expiries) before an item is failed for good. */
   maxAttempts: number
   retryBaseMs: number
+  /** Errors that are faults of the host, not of the event: retried without spending an attempt. */
+  isHostFault?: (error: unknown) => boolean
+  hostFaultDelayMs?: number
 }
 
 interface Counters {
@@ -132,8 +135,26 @@ export class Worker {
       if (!completed) this.queue.complete(lease)
       this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
     } catch (error) {
+      this.failed(lease, error)
+    } finally {
+      clearInterval(renew)
+    }
+  }
+
+  /**
+   * A processing error spends an attempt; a fault of the host (disk full, database locked)
+   * does not, and the item waits `hostFaultDelayMs`. When even that write fails, the lease
+   * runs out and the sweep re-queues the item once the storage is back.
+   */
+  private failed(lease: Lease, error: unknown): void {
+    const reason = error instanceof Error ? error.message : String(error)
+    try {
+      if (this.options.isHostFault?.(error)) {
+        this.log.warn({ err: error, eventId: lease.eventId }, 'event not stored for a fault of the host; will retry')
+        this.queue.defer(lease, this.options.hostFaultDelayMs ?? 5000, reason)
+        return
+      }
       this.counters.workerFailures.inc()
-      const reason = error instanceof Error ? error.message : String(error)
       if (lease.attempts >= this.options.maxAttempts) {
         this.queue.fail(lease, reason)
         this.log.error({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed for good')
@@ -141,8 +162,8 @@ export class Worker {
         this.queue.retry(lease, this.options.retryBaseMs * 2 ** (lease.attempts - 1), reason)
         this.log.warn({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed; will retry')
       }
-    } finally {
-      clearInterval(renew)
+    } catch (queueError) {
+      this.log.error({ err: queueError, eventId: lease.eventId }, 'could not re-queue the event; its lease will expire')
     }
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { OutgoingMail } from '../../src/report/mail-transport.js'
 import { type DeliveryOutcome, type OutboxRow, OutboxSender } from '../../src/report/outbox-sender.js'
+import { waitFor } from '../helpers/smtp.js'
 
 const row = (id: number): OutboxRow => ({
   id,
@@ -91,5 +92,46 @@ describe('OutboxSender (D24)', () => {
       ],
     ])
     expect([sent.n, failed.n]).toEqual([1, 1])
+  })
+
+  it('survives a full disk while recording, and records the outcome later without sending twice', async () => {
+    const pending = new Map<number, OutboxRow>([[1, row(1)]])
+    const sent: string[] = []
+    let diskFull = true
+    const faults: string[] = []
+    const store = {
+      due: () => [...pending.values()],
+      record: (outcomes: readonly DeliveryOutcome[]) => {
+        if (diskFull) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+        for (const o of outcomes) if (o.state === 'sent') pending.delete(o.id)
+      },
+    }
+    const transport = {
+      description: 'test',
+      close: () => {},
+      send: async (mail: OutgoingMail) => void sent.push(mail.eventId),
+    }
+    const counters = { notificationsSent: { inc: () => {} }, notificationsFailed: { inc: () => {} } }
+    const options = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 100, pollMs: 60_000, batch: 16 }
+    const health = { failed: (operation: string) => void faults.push(operation) }
+    const sender = new OutboxSender(
+      store,
+      transport,
+      counters,
+      options,
+      { warn: () => {}, error: () => {} },
+      Date.now,
+      health,
+    )
+    sender.start()
+    await waitFor(() => faults.length > 0, 5000, 'the fault reported')
+    expect(sent).toEqual(['e1'])
+    expect(faults).toEqual(['outbox'])
+    diskFull = false
+    sender.kick()
+    await waitFor(() => pending.size === 0, 5000, 'the outcome recorded')
+    // The outcome kept in memory was recorded first: e1 is not sent again.
+    expect(sent).toEqual(['e1'])
+    await sender.stop()
   })
 })
