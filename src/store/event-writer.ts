@@ -146,8 +146,8 @@ export class EventWriter {
       // In the IMMEDIATE transaction no other writer changes the incident between this
       // read and the event's insert.
       const applied = this.ledger.apply(alert, eventId, now)
-      if (applied.duplicateOf) {
-        events.push(this.duplicate(alert, applied.incidentId, applied.duplicateOf))
+      if (applied.transition === 'duplicate') {
+        events.push(this.duplicate(alert, applied.incidentId, applied.duplicateOf ?? ''))
         continue
       }
       this.statements.insertEvent.run({
