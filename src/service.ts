@@ -194,17 +194,12 @@ export async function startService(config: Config, announce: Announce = () => {}
     { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
   )
   const housekeeping = new Housekeeping(
-    (cutoff) => {
-      try {
-        return pruneOlderThan(db, cutoff)
-      } catch (error) {
-        storage.failed('housekeeping', error)
-        throw error
-      }
-    },
+    (cutoff) => pruneOlderThan(db, cutoff),
     metrics,
     { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
     app.log.child({ component: 'housekeeping' }),
+    Date.now,
+    storage,
   )
 
   const batcher = new WriteBatcher(db, { name: 'worker', health: storage })

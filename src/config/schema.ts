@@ -39,8 +39,8 @@ export const configSchema = {
     DIAG_TEMPLATES_DIR: string('a directory of Handlebars templates', { minLength: 1 }),
     DIAG_RETENTION_DAYS: integer(1, 3650, { default: 30 }),
     DIAG_QUEUE_CAPACITY: integer(1, 1_000_000, { default: 50 }),
-    // A full queue from which nothing finished for this long turns readiness DOWN.
     DIAG_MAX_CUSTOM_RULES: integer(10, 100_000, { default: 1000 }),
+    // A full queue from which nothing finished for this long turns readiness DOWN.
     DIAG_QUEUE_STALL_SECONDS: integer(1, 3600, { default: 30 }),
     // How long a recovery (or re-fire) report waits for the diagnosis of its incident.
     DIAG_FOLLOW_WAIT_SECONDS: integer(0, 86_400, { default: 300 }),

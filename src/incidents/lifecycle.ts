@@ -14,6 +14,8 @@ export interface Occurrence {
   fired: boolean
   /** Its first firing arrived after it had already ended (resolved or superseded). */
   firedLate: boolean
+  /** The event whose mail the next mail of this occurrence follows. */
+  lastMailEventId: string | null
 }
 
 /** What the store knows of the identity, around the notification's start instant. */
@@ -22,8 +24,8 @@ export interface IdentityState {
   same: Occurrence | undefined
   /** The occurrence with the latest start instant, if any. */
   newest: Occurrence | undefined
-  /** The earliest start instant after the notification's, if any. */
-  nextStart: number | undefined
+  /** The occurrence with the earliest start after the notification's, if any. */
+  next: Occurrence | undefined
 }
 
 export interface Notification {
@@ -39,8 +41,8 @@ export type Transition =
   | { kind: 'duplicate'; occurrence: Occurrence }
   /** A new occurrence opens; an older open one is closed as superseded. */
   | { kind: 'opened'; supersedes: Occurrence | undefined }
-  /** A new occurrence that started before a known later one: it has ended already. */
-  | { kind: 'stale_firing'; endedAt: number }
+  /** A new occurrence that started before a known later one: it ended when that one began. */
+  | { kind: 'stale_firing'; supersededBy: Occurrence }
   /** The first firing of an occurrence already resolved (the resolution came first). */
   | { kind: 'late_firing'; occurrence: Occurrence }
   /** Firing again after its resolution, same start: the occurrence re-opens. */
@@ -76,7 +78,7 @@ export function transition(state: IdentityState, notification: Notification): Tr
   const { same } = state
   if (notification.status === 'firing') {
     if (!same) {
-      if (state.nextStart !== undefined) return { kind: 'stale_firing', endedAt: state.nextStart }
+      if (state.next) return { kind: 'stale_firing', supersededBy: state.next }
       return { kind: 'opened', supersedes: openOlder(state, notification.startsAt) }
     }
     if (same.status === 'resolved' && !same.fired) return { kind: 'late_firing', occurrence: same }

@@ -1,5 +1,5 @@
 import { StoreError } from '../errors.js'
-import type { TransitionKind } from '../incidents/lifecycle.js'
+import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { uuidv7 } from './ids.js'
 import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
@@ -124,14 +124,16 @@ export class EventWriter {
     for (const alert of request.alerts) {
       const t = this.ledger.peek(alert)
       if (t.kind !== 'duplicate') return undefined
-      events.push(this.duplicate(alert, t.occurrence.id, this.ledger.repeated(t, alert.status)))
+      events.push(this.duplicate(alert, t))
     }
     return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
   }
 
-  private duplicate(alert: AlertEventInput, incidentId: string, eventId: string): IngestedEvent {
+  /** The answer for a notification that changes nothing: the stored event it repeats. */
+  private duplicate(alert: AlertEventInput, t: Extract<Transition, { kind: 'duplicate' }>): IngestedEvent {
     const { fingerprint, status } = alert
-    return { eventId, fingerprint, status, duplicate: true, transition: 'duplicate', incidentId }
+    const eventId = this.ledger.repeated(t, status)
+    return { eventId, fingerprint, status, duplicate: true, transition: 'duplicate', incidentId: t.occurrence.id }
   }
 
   private now(): number {
@@ -146,8 +148,9 @@ export class EventWriter {
       // In the IMMEDIATE transaction no other writer changes the incident between this
       // read and the event's insert.
       const applied = this.ledger.apply(alert, eventId, now)
-      if (applied.transition === 'duplicate') {
-        events.push(this.duplicate(alert, applied.incidentId, applied.duplicateOf ?? ''))
+      const t = applied.transition
+      if (t.kind === 'duplicate') {
+        events.push(this.duplicate(alert, t))
         continue
       }
       this.statements.insertEvent.run({
@@ -159,7 +162,7 @@ export class EventWriter {
         principal: request.principal,
         receivedAt: now,
         incidentId: applied.incidentId,
-        transition: applied.transition,
+        transition: t.kind,
         afterEventId: applied.afterEventId,
       })
       // Only an event with a mail to make goes to the worker; the others are complete.
@@ -172,7 +175,7 @@ export class EventWriter {
         fingerprint: alert.fingerprint,
         status: alert.status,
         duplicate: false,
-        transition: applied.transition,
+        transition: t.kind,
         incidentId: applied.incidentId,
         ...(applied.superseded ? { superseded: applied.superseded } : {}),
       })

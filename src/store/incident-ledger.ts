@@ -17,9 +17,10 @@ interface IncidentRow {
   status: IncidentStatus
   fired: number
   fired_late: number
+  last_mail_event_id: string | null
 }
 
-const columns = 'id, starts_at, status, fired, fired_late'
+const columns = 'id, starts_at, status, fired, fired_late, last_mail_event_id'
 
 const occurrence = (row: IncidentRow | undefined): Occurrence | undefined =>
   row && {
@@ -28,6 +29,7 @@ const occurrence = (row: IncidentRow | undefined): Occurrence | undefined =>
     status: row.status,
     fired: row.fired === 1,
     firedLate: row.fired_late === 1,
+    lastMailEventId: row.last_mail_event_id,
   }
 
 /** What the ledger needs of a notification besides its status and start. */
@@ -41,14 +43,12 @@ export interface LedgerNotification extends Notification {
 }
 
 export interface Applied {
-  transition: Transition['kind']
+  transition: Transition
   incidentId: string
   /** The mail the event produces, if any: the worker makes it. */
   mail: MailKind | null
   /** The event whose mail this event's mail follows. */
   afterEventId: string | null
-  /** For a duplicate: the stored event it repeats. */
-  duplicateOf: string | null
   /** An older open incident this notification closed as superseded. */
   superseded: string | null
 }
@@ -70,10 +70,6 @@ export class IncidentLedger {
       newest: db.prepare<[string], IncidentRow>(
         `SELECT ${columns} FROM incidents WHERE identity = ? ORDER BY starts_at DESC LIMIT 1`,
       ),
-      startingAt: db
-        .prepare<[string, number], string>('SELECT id FROM incidents WHERE identity = ? AND starts_at = ?')
-        .pluck(),
-      lastMail: db.prepare<[string], string | null>('SELECT last_mail_event_id FROM incidents WHERE id = ?').pluck(),
       latestEvent: db
         .prepare<[string, string], string>(
           'SELECT id FROM events WHERE incident_id = ? ORDER BY status = ? DESC, received_at DESC, id DESC LIMIT 1',
@@ -104,7 +100,7 @@ export class IncidentLedger {
     const next = same ? second : first
     // Without a later occurrence, the newest is the one at the start (or the one before it).
     const newest = next ? this.s.newest.get(identity) : (same ?? this.s.newest.get(identity))
-    return { same: occurrence(same), newest: occurrence(newest), nextStart: next?.starts_at }
+    return { same: occurrence(same), newest: occurrence(newest), next: occurrence(next) }
   }
 
   /** What the notification would do now, without changing anything. */
@@ -121,13 +117,13 @@ export class IncidentLedger {
   apply(n: LedgerNotification, eventId: string, now: number): Applied {
     const t = this.peek(n)
     const mail = mailOf[t.kind]
-    const base = { transition: t.kind, mail, afterEventId: null, duplicateOf: null, superseded: null }
+    const base = { transition: t, mail, afterEventId: null, superseded: null }
     // An end before the start (Alertmanager's zero time, a clock gone wrong) is no end: the
     // time the resolution arrived stands in for it.
     const endedAt = n.endsAt !== null && n.endsAt >= n.startsAt ? n.endsAt : now
     switch (t.kind) {
       case 'duplicate':
-        return { ...base, incidentId: t.occurrence.id, duplicateOf: this.repeated(t, n.status) }
+        return { ...base, incidentId: t.occurrence.id }
       case 'opened':
       case 'unmatched_resolution': {
         const id = uuidv7(now)
@@ -156,9 +152,9 @@ export class IncidentLedger {
           firingEventId: eventId,
           resolvedEventId: null,
           lastMailEventId: eventId,
-          supersededBy: this.s.startingAt.get(n.identity, t.endedAt) ?? null,
+          supersededBy: t.supersededBy.id,
           now,
-          endedAt: t.endedAt,
+          endedAt: t.supersededBy.startsAt,
           closedAt: now,
         })
         return { ...base, incidentId: id }
@@ -166,17 +162,14 @@ export class IncidentLedger {
       case 'late_firing':
         this.s.lateFiring.run(eventId, eventId, t.occurrence.id)
         return { ...base, incidentId: t.occurrence.id }
-      case 'refired': {
-        const after = this.s.lastMail.get(t.occurrence.id) ?? null
+      case 'refired':
         this.s.refire.run(eventId, t.occurrence.id)
-        return { ...base, incidentId: t.occurrence.id, afterEventId: after }
-      }
+        return { ...base, incidentId: t.occurrence.id, afterEventId: t.occurrence.lastMailEventId }
       case 'resolved':
       case 'resolved_superseded': {
-        const after = this.s.lastMail.get(t.occurrence.id) ?? null
-        const mailEventId = t.kind === 'resolved' ? eventId : null
-        this.s.resolve.run({ id: t.occurrence.id, eventId, endedAt, now, mailEventId })
-        return { ...base, incidentId: t.occurrence.id, afterEventId: t.kind === 'resolved' ? after : null }
+        const mails = t.kind === 'resolved'
+        this.s.resolve.run({ id: t.occurrence.id, eventId, endedAt, now, mailEventId: mails ? eventId : null })
+        return { ...base, incidentId: t.occurrence.id, afterEventId: mails ? t.occurrence.lastMailEventId : null }
       }
     }
   }

@@ -27,10 +27,6 @@ export class StorageHealth implements StorageHealthPort {
     metrics.storageWritable.set(1)
   }
 
-  get isFaulted(): boolean {
-    return this.faulted
-  }
-
   failed(operation: string, error: unknown): void {
     const code = hostFaultCode(error)
     if (!code) return

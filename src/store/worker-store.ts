@@ -38,7 +38,7 @@ function toIncident(row: IncidentRow): IncidentRecord {
 export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
   const s = {
     event: db.prepare<[string], Record<string, unknown>>(
-      `SELECT id, identity, status, starts_at, starts_ms, alertname, instance, severity, alert, received_at,
+      `SELECT id, status, starts_at, starts_ms, alertname, instance, severity, alert, received_at,
         incident_id, transition, after_event_id FROM events WHERE id = ?`,
     ),
     hasResult: db.prepare('SELECT 1 FROM results WHERE event_id = ?').pluck(),
@@ -72,7 +72,6 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
       if (!row) return undefined
       return {
         id: row.id as string,
-        identity: row.identity as string,
         status: row.status as StoredEvent['status'],
         startsAtText: row.starts_at as string,
         startsAt: row.starts_ms as number,

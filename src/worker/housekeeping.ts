@@ -14,6 +14,7 @@ export class Housekeeping {
     private readonly options: { retentionDays: number; intervalMs: number },
     private readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
     private readonly now: () => number = Date.now,
+    private readonly health?: { failed(operation: string, error: unknown): void },
   ) {}
 
   start(): void {
@@ -35,6 +36,7 @@ export class Housekeeping {
       this.log.info({ pruned, cutoff: new Date(cutoff).toISOString() }, 'housekeeping done')
       return pruned
     } catch (error) {
+      this.health?.failed('housekeeping', error)
       this.counters.workerFailures.inc()
       this.log.error({ err: error }, 'housekeeping failed')
       return 0

@@ -6,7 +6,6 @@ import type { OutgoingMail } from '../report/mail-transport.js'
 
 export interface StoredEvent {
   id: string
-  identity: string
   status: 'firing' | 'resolved'
   /** startsAt as sent, and as an instant (epoch ms). */
   startsAtText: string

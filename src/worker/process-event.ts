@@ -69,7 +69,7 @@ export async function processEvent(
   }
   const commit: Commit = (input) => store.commit(complete ? { ...input, complete } : input)
   const mail = mailOf[event.transition]
-  if (mail === 'recovery') return recover(event, deps, commit)
+  if (mail === 'recovery') return recover(event, incident, deps, commit)
   // Only a queue item of an earlier version can name an event without a mail.
   if (mail === null) return `nothing to send (${event.transition})`
   return diagnose(event, incident, mail, deps, commit)
@@ -168,10 +168,14 @@ async function diagnose(
   return committed ? `diagnosed ${rule.branch} (${event.transition})` : 'already processed'
 }
 
-async function recover(event: StoredEvent, deps: ProcessorDeps, commit: Commit): Promise<string> {
+/** `incident` is read after the wait above: it carries the headline of the diagnosis it followed. */
+async function recover(
+  event: StoredEvent,
+  incident: IncidentRecord,
+  deps: ProcessorDeps,
+  commit: Commit,
+): Promise<string> {
   const now = deps.now()
-  // Read after the wait: it carries the headline of the diagnosis it followed.
-  const incident = deps.store.incident(event.incidentId) as IncidentRecord
   const endedAt = incident.endedAt ?? event.receivedAt
   const duration = formatDuration(endedAt - incident.startsAt)
   const rendered = deps.templates.recovery({

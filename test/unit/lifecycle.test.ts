@@ -63,9 +63,10 @@ const occurrence = (over: Partial<Occurrence>): Occurrence => ({
   status: 'open',
   fired: true,
   firedLate: false,
+  lastMailEventId: null,
   ...over,
 })
-const state = (same?: Occurrence, newest = same, nextStart?: number): IdentityState => ({ same, newest, nextStart })
+const state = (same?: Occurrence, newest = same, next?: Occurrence): IdentityState => ({ same, newest, next })
 
 describe('lifecycle transitions', () => {
   const firing = { status: 'firing' as const, startsAt: 100 }
@@ -81,7 +82,8 @@ describe('lifecycle transitions', () => {
 
   it('takes a firing older than a known occurrence as already ended', () => {
     const newer = occurrence({ id: 'new', startsAt: 200 })
-    expect(transition(state(undefined, newer, 200), firing)).toEqual({ kind: 'stale_firing', endedAt: 200 })
+    expect(transition(state(undefined, newer, newer), firing)).toEqual({ kind: 'stale_firing', supersededBy: newer })
+    expect(newer.startsAt).toBe(200) // its end
   })
 
   it('repeats nothing: a firing of the open occurrence, a resolution of a resolved one', () => {
@@ -95,7 +97,8 @@ describe('lifecycle transitions', () => {
   it('re-opens a resolved occurrence that fires again, unless it is no longer the newest or fired late', () => {
     const resolved = occurrence({ status: 'resolved' })
     expect(transition(state(resolved), firing).kind).toBe('refired')
-    expect(transition(state(resolved, occurrence({ id: 'n', startsAt: 200 }), 200), firing).kind).toBe('duplicate')
+    const later = occurrence({ id: 'n', startsAt: 200 })
+    expect(transition(state(resolved, later, later), firing).kind).toBe('duplicate')
     expect(transition(state(occurrence({ status: 'resolved', firedLate: true })), firing).kind).toBe('duplicate')
   })
 
@@ -112,7 +115,7 @@ describe('lifecycle transitions', () => {
       supersedes: older,
     })
     const newer = occurrence({ id: 'new', startsAt: 200 })
-    expect(transition(state(undefined, newer, 200), resolution)).toEqual({
+    expect(transition(state(undefined, newer, newer), resolution)).toEqual({
       kind: 'unmatched_resolution',
       supersedes: undefined,
     })
