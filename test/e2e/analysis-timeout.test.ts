@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { scrapeUntil } from '../helpers/metrics.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 // Issue 11, point 4: a wall-clock bound on each event's log analysis. Registration now
@@ -20,15 +20,12 @@ describe('the bound on one analysis', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-analysis-timeout-'))
   let smtp: Awaited<ReturnType<typeof startSmtp>>
   let service: ReturnType<typeof spawnService>
-  const env = () => ({
-    DIAG_PORT: '0',
-    DIAG_HOST: '127.0.0.1',
-    DIAG_API_TOKEN: token,
-    DIAG_LOG_LEVEL: 'warn',
-    DIAG_SMTP_URL: smtp.url,
-    DIAG_INVENTORY: join(dir, 'inventory.json'),
-    DIAG_ANALYSIS_TIMEOUT_MS: '50',
-  })
+  const env = () =>
+    loopbackEnv(token, {
+      DIAG_SMTP_URL: smtp.url,
+      DIAG_INVENTORY: join(dir, 'inventory.json'),
+      DIAG_ANALYSIS_TIMEOUT_MS: '50',
+    })
 
   beforeAll(async () => {
     // Lines of 1,000 characters full of "Timeout ": each costly rule reads to the end of

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/paths.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 // Another process holds the write lock of the database for 8 s (an operator's sqlite3 left
@@ -39,13 +39,9 @@ describe('the database locked by another process', () => {
   beforeAll(async () => {
     smtp = await startSmtp()
     service = spawnService(
-      {
-        DIAG_PORT: '0',
-        DIAG_HOST: '127.0.0.1',
-        DIAG_API_TOKEN: token,
-        DIAG_LOG_LEVEL: 'warn',
+      loopbackEnv(token, {
         DIAG_SMTP_URL: smtp.url,
-      },
+      }),
       dir,
     )
     await service.ready

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 // Issue 11, point 3: evidence paths that are not regular files. A FIFO at a log path used
@@ -56,14 +56,10 @@ describe('evidence paths that are not regular files', () => {
     )
     smtp = await startSmtp()
     service = spawnService(
-      {
-        DIAG_PORT: '0',
-        DIAG_HOST: '127.0.0.1',
-        DIAG_API_TOKEN: token,
-        DIAG_LOG_LEVEL: 'warn',
+      loopbackEnv(token, {
         DIAG_SMTP_URL: smtp.url,
         DIAG_INVENTORY: join(dir, 'inventory.json'),
-      },
+      }),
       dir,
     )
     await service.ready

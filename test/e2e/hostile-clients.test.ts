@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type TLSSocket, connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 
 // Unauthenticated clients against the real process (issue 11, point 1). The attackers
 // connect from 127.0.0.2 and 127.0.0.3, the honest client from 127.0.0.1: the bounds are
@@ -73,14 +73,10 @@ describe('hostile unauthenticated clients', () => {
 
   beforeAll(async () => {
     service = spawnService(
-      {
-        DIAG_PORT: '0',
-        DIAG_HOST: '127.0.0.1',
-        DIAG_API_TOKEN: token,
-        DIAG_LOG_LEVEL: 'warn',
+      loopbackEnv(token, {
         DIAG_WORKER: 'off',
         DIAG_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
-      },
+      }),
       dir,
     )
     port = Number(new URL(await service.ready).port)

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 const token = 'worker-e2e-token-000001'
@@ -23,10 +23,7 @@ const sections = [
 ]
 
 async function startService(env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'diag-worker-'))) {
-  const service = spawnService(
-    { DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: token, DIAG_LOG_LEVEL: 'warn', ...env },
-    cwd,
-  )
+  const service = spawnService(loopbackEnv(token, env), cwd)
   const url = await service.ready
   const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
   const post = async (payload: unknown) => {

@@ -18,6 +18,11 @@ export function cleanEnv(env: Record<string, string>): Record<string, string> {
   return { ...base, ...env }
 }
 
+/** The environment of a service on a free loopback port with one token, plus `env`. */
+export function loopbackEnv(token: string, env: Record<string, string> = {}): Record<string, string> {
+  return { DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: token, DIAG_LOG_LEVEL: 'warn', ...env }
+}
+
 /** Spawns the built service (`node dist/src/server.js`, as `npm start` runs it). */
 export function spawnService(
   env: Record<string, string>,

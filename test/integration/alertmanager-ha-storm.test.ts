@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Daemon, daemonMetric, freePort, startAlertmanager } from '../helpers/real-daemons.js'
 import { realTool } from '../helpers/real-tools.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 
 // Issue 11, point 5: an authenticated webhook is never answered 429. Alertmanager drops a
 // notification answered 4xx and, with the usual group_interval of 5 minutes, sends it again
@@ -34,14 +34,10 @@ describe.skipIf(!alertmanager)('an HA pair of real Alertmanagers in an alert sto
 
   beforeAll(async () => {
     service = spawnService(
-      {
-        DIAG_PORT: '0',
-        DIAG_HOST: '127.0.0.1',
-        DIAG_API_TOKEN: token,
-        DIAG_LOG_LEVEL: 'warn',
+      loopbackEnv(token, {
         // Far below the storm's rate: a limit that applied to the webhook would drop alerts.
         DIAG_RATE_LIMIT_PER_MINUTE: '60',
-      },
+      }),
       dir,
     )
     const url = await service.ready

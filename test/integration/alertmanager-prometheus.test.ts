@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureDevCertificates } from '../../src/tls/dev-certificates.js'
 import { type Daemon, daemonMetric, startAlertmanager, startPrometheus } from '../helpers/real-daemons.js'
 import { realTool } from '../helpers/real-tools.js'
-import { spawnService } from '../helpers/service-process.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 // Real Prometheus Alertmanager and Prometheus from Debian's packages (issue 5). Where they
@@ -32,13 +32,9 @@ describe.skipIf(!alertmanager || !prometheus)('with the real Alertmanager and Pr
   beforeAll(async () => {
     smtp = await startSmtp()
     service = spawnService(
-      {
-        DIAG_PORT: '0',
-        DIAG_HOST: '127.0.0.1',
-        DIAG_API_TOKEN: token,
+      loopbackEnv(token, {
         DIAG_SMTP_URL: smtp.url,
-        DIAG_LOG_LEVEL: 'warn',
-      },
+      }),
       dir,
     )
     serviceUrl = await service.ready
