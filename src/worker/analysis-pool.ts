@@ -84,7 +84,7 @@ export class AnalysisPool implements LogAnalyzer {
     return new Promise<LogAnalysis>((resolve, reject) => {
       // A thread stuck in one task (a costly rule on hostile text) can only be stopped by
       // terminating it; its other tasks fail with it and their events are retried.
-      const timer = setTimeout(() => {
+      const expire = () => {
         thread.pending.delete(id)
         this.onTimeout()
         reject(new AnalysisTimeoutError(this.timeoutMs))
@@ -92,8 +92,21 @@ export class AnalysisPool implements LogAnalyzer {
         const index = this.threads.indexOf(thread)
         if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
         void thread.worker.terminate()
-      }, this.timeoutMs)
-      const settle = () => clearTimeout(timer)
+      }
+      // The bound is on the analysis: the clock starts once the thread runs, so a thread
+      // that replaced a terminated one is not charged for its own start.
+      let settled = false
+      let timer: NodeJS.Timeout | undefined
+      thread.online.then(
+        () => {
+          if (!settled) timer = setTimeout(expire, this.timeoutMs)
+        },
+        () => {},
+      )
+      const settle = () => {
+        settled = true
+        clearTimeout(timer)
+      }
       thread.pending.set(id, {
         resolve: (analysis) => {
           settle()
