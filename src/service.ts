@@ -12,7 +12,6 @@ import {
 } from './auth/tokens.js'
 import type { Config } from './config/load.js'
 import { loadInventory } from './evidence/inventory.js'
-import { isHostFault } from './host-faults.js'
 import { createMetrics, type Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
 import { batchedClaims } from './queue/batched-claims.js'
@@ -129,7 +128,7 @@ export async function startService(config: Config, announce: Announce = () => {}
     health: storage,
   })
   const rules = new RulesService(
-    new RulesRepository(db),
+    new RulesRepository(db, storage),
     new PatternSafety(),
     undefined,
     undefined,
@@ -280,7 +279,6 @@ export async function startService(config: Config, announce: Announce = () => {}
         pollMs: 1000,
         maxAttempts: 5,
         retryBaseMs: 5000,
-        isHostFault,
         hostFaultDelayMs: 5000,
       },
       app.log.child({ component: 'worker' }),

@@ -1,6 +1,7 @@
 import { StoreError } from '../errors.js'
 import type { CustomRule, CustomRuleStore, NewCustomRule } from '../rules/types.js'
 import type { Db } from './database.js'
+import type { StorageHealthPort } from './write-batcher.js'
 
 interface RuleRow {
   id: number
@@ -40,7 +41,10 @@ function toRule(row: RuleRow): CustomRule {
 export class RulesRepository implements CustomRuleStore {
   private readonly statements
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly health?: StorageHealthPort,
+  ) {
     this.statements = {
       all: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY id'),
       byId: db.prepare<[number], RuleRow>('SELECT * FROM rules WHERE id = ?'),
@@ -71,8 +75,11 @@ export class RulesRepository implements CustomRuleStore {
       return stored
     })
     try {
-      return write.immediate()
+      const stored = write.immediate()
+      this.health?.succeeded()
+      return stored
     } catch (error) {
+      this.health?.failed('rules', error)
       if (error instanceof StoreError) throw error
       if ((error as { code?: string }).code?.startsWith('SQLITE_'))
         throw new StoreError('insert rule', { cause: error })

@@ -1,3 +1,4 @@
+import { isHostFault } from '../host-faults.js'
 import type { Lease, ProcessOutcome, QueuePort } from './ports.js'
 
 export interface WorkerOptions {
@@ -11,8 +12,7 @@ export interface WorkerOptions {
   /** Processing errors (not lease expiries) before an item is failed for good. */
   maxAttempts: number
   retryBaseMs: number
-  /** Errors that are faults of the host, not of the event: retried without spending an attempt. */
-  isHostFault?: (error: unknown) => boolean
+  /** How long an event waits after a fault of the host (host-faults.ts); no attempt is spent. */
   hostFaultDelayMs?: number
 }
 
@@ -41,6 +41,13 @@ export class Worker {
   /** The claim being committed, if any. */
   private claim: Promise<void> | undefined
   private kickedWhileClaiming = false
+  /**
+   * Leases the storage would not take back during a fault of the host (the item to re-queue,
+   * and when), and leases whose renewal failed: both are settled before the sweep re-queues
+   * expired leases, so a fault longer than a lease spends none of an event's expiries.
+   */
+  private readonly stranded = new Map<Lease, { delayMs: number; reason: string }>()
+  private readonly unrenewed = new Set<Lease>()
 
   constructor(
     private readonly queue: QueuePort,
@@ -87,6 +94,10 @@ export class Worker {
           }
         },
         (error: unknown) => {
+          if (isHostFault(error)) {
+            this.log.warn({ err: error }, 'no claim: the database does not take writes; retrying')
+            return
+          }
           this.counters.workerFailures.inc()
           this.log.error({ err: error }, 'worker loop failed to claim; retrying')
         },
@@ -109,6 +120,11 @@ export class Worker {
     // Unfinished events keep their lease; it expires and another start re-processes them.
     const drained = (this.claim ?? Promise.resolve()).then(() => Promise.allSettled([...this.inFlight]))
     await Promise.race([drained.then(() => undefined), timeout])
+    try {
+      this.settleLeases()
+    } catch (error) {
+      this.log.warn({ err: error, stranded: this.stranded.size }, 'stranded leases left to expire')
+    }
   }
 
   private async run(lease: Lease): Promise<void> {
@@ -116,7 +132,9 @@ export class Worker {
       () => {
         try {
           if (!this.queue.renew(lease)) this.log.warn({ eventId: lease.eventId }, 'lease lost while processing')
+          this.unrenewed.delete(lease)
         } catch (error) {
+          this.unrenewed.add(lease)
           this.log.error({ err: error, eventId: lease.eventId }, 'lease renewal failed')
         }
       },
@@ -138,22 +156,29 @@ export class Worker {
       this.failed(lease, error)
     } finally {
       clearInterval(renew)
+      this.unrenewed.delete(lease)
     }
   }
 
   /**
    * A processing error spends an attempt; a fault of the host (disk full, database locked)
-   * does not, and the item waits `hostFaultDelayMs`. When even that write fails, the lease
-   * runs out and the sweep re-queues the item once the storage is back.
+   * does not, and the item waits `hostFaultDelayMs`. When even that write fails, the sweep
+   * re-queues the item once the storage is back, still without spending anything.
    */
   private failed(lease: Lease, error: unknown): void {
     const reason = error instanceof Error ? error.message : String(error)
-    try {
-      if (this.options.isHostFault?.(error)) {
-        this.log.warn({ err: error, eventId: lease.eventId }, 'event not stored for a fault of the host; will retry')
-        this.queue.defer(lease, this.options.hostFaultDelayMs ?? 5000, reason)
-        return
+    if (isHostFault(error)) {
+      this.log.warn({ err: error, eventId: lease.eventId }, 'event not stored for a fault of the host; will retry')
+      const delayMs = this.options.hostFaultDelayMs ?? 5000
+      try {
+        this.queue.defer(lease, delayMs, reason)
+      } catch (queueError) {
+        if (isHostFault(queueError)) this.stranded.set(lease, { delayMs, reason })
+        else this.log.error({ err: queueError, eventId: lease.eventId }, 'could not re-queue the event')
       }
+      return
+    }
+    try {
       this.counters.workerFailures.inc()
       if (lease.attempts >= this.options.maxAttempts) {
         this.queue.fail(lease, reason)
@@ -167,13 +192,30 @@ export class Worker {
     }
   }
 
+  /** Re-queues the leases a fault of the host left stranded, and renews unrenewed ones. */
+  private settleLeases(): void {
+    for (const [lease, { delayMs, reason }] of this.stranded) {
+      this.queue.defer(lease, delayMs, reason)
+      this.stranded.delete(lease)
+    }
+    for (const lease of this.unrenewed) {
+      this.queue.renew(lease)
+      this.unrenewed.delete(lease)
+    }
+  }
+
   private sweep(): void {
     try {
+      this.settleLeases()
       const { recovered, exhausted } = this.queue.recoverExpired()
       if (recovered > 0) this.counters.staleLocksRecovered.inc(recovered)
       if (exhausted > 0) this.counters.staleLocksExhausted.inc(exhausted)
       if (recovered + exhausted > 0) this.log.warn({ recovered, exhausted }, 'expired leases handled')
     } catch (error) {
+      if (isHostFault(error)) {
+        this.log.warn({ err: error, stranded: this.stranded.size }, 'lease sweep waits for the database')
+        return
+      }
       this.counters.workerFailures.inc()
       this.log.error({ err: error }, 'lease sweep failed')
     }

@@ -38,9 +38,15 @@ export async function parseMail(raw: string): Promise<ReceivedMail> {
   }
 }
 
-/** A real SMTP server in this process; `reject` answers every recipient with that code. */
-export async function startSmtp(options: { reject?: number } = {}) {
+/**
+ * A real SMTP server in this process; `reject` answers every recipient with that code;
+ * `hold` keeps every message unanswered (after its data arrived) until `release()`.
+ */
+export async function startSmtp(options: { reject?: number; hold?: boolean } = {}) {
   const mails: ReceivedMail[] = []
+  let arrived = 0
+  let release = () => {}
+  const gate = options.hold ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve()
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -57,10 +63,13 @@ export async function startSmtp(options: { reject?: number } = {}) {
       stream.on('end', () => {
         const { mailFrom, rcptTo } = session.envelope
         const envelope = { from: mailFrom ? mailFrom.address : '', to: rcptTo.map((r) => r.address) }
-        parseMail(Buffer.concat(chunks).toString('utf8')).then((mail) => {
-          mails.push({ ...mail, envelope })
-          callback()
-        }, callback)
+        arrived++
+        gate
+          .then(() => parseMail(Buffer.concat(chunks).toString('utf8')))
+          .then((mail) => {
+            mails.push({ ...mail, envelope })
+            callback()
+          }, callback)
       })
     },
   })
@@ -69,18 +78,21 @@ export async function startSmtp(options: { reject?: number } = {}) {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    /** Messages whose data arrived, answered or not. */
+    arrived: () => arrived,
+    release: () => release(),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
 
 export async function waitFor<T>(
-  probe: () => T | undefined | false,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 20_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const value = probe()
+    const value = await probe()
     if (value) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
