@@ -33,7 +33,7 @@ import { StorageHealth } from './store/storage-health.js'
 import { sqliteOutboxStore, sqliteWorkerStore } from './store/worker-store.js'
 import { WriteBatcher } from './store/write-batcher.js'
 import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
-import { createLogAnalyzer } from './worker/analysis-pool.js'
+import { type Analysis, createAnalysis } from './worker/analysis-pool.js'
 import { Housekeeping } from './worker/housekeeping.js'
 import { processEvent } from './worker/process-event.js'
 import { QueueStallMonitor } from './worker/queue-stall.js'
@@ -48,6 +48,8 @@ export interface Service {
   metrics: Metrics
   readiness: Readiness
   rules: RulesService
+  /** Log analysis and the live rules engines (one per analysis thread, or one here). */
+  analysis: Analysis
   housekeeping: Pick<Housekeeping, 'runOnce'>
   /** The https URL the service listens on. */
   url: string
@@ -202,10 +204,13 @@ export async function startService(config: Config, announce: Announce = () => {}
   )
 
   const batcher = new WriteBatcher(db, { name: 'worker', health: storage })
-  const analyzer = createLogAnalyzer(config.analysisThreads, app.log.child({ component: 'analysis' }), {
-    timeoutMs: config.analysisTimeoutMs,
-    onTimeout: () => metrics.analysisTimeouts.inc(),
-  })
+  const analysis = createAnalysis(
+    config.analysisThreads,
+    () => rules.catalogue.custom,
+    app.log.child({ component: 'analysis' }),
+    { timeoutMs: config.analysisTimeoutMs, onTimeout: () => metrics.analysisTimeouts.inc() },
+  )
+  rules.onRegistered((rule) => analysis.addCustomRule(rule))
 
   let stopping: Promise<void> | undefined
   const stop = () => {
@@ -220,7 +225,7 @@ export async function startService(config: Config, announce: Announce = () => {}
       await app.close()
       clearTimeout(cut)
       await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
-      await analyzer.close()
+      await analysis.close()
       await sender.stop()
       writer.flush()
       batcher.flush()
@@ -232,7 +237,7 @@ export async function startService(config: Config, announce: Announce = () => {}
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (error) {
-    await analyzer.close()
+    await analysis.close()
     db.close()
     throw error
   }
@@ -251,12 +256,11 @@ export async function startService(config: Config, announce: Announce = () => {}
     const inventory = loadInventory(config.inventoryFile)
     const templates = loadTemplates(config.templatesDir)
     checkTemplates(templates)
-    await analyzer.ready()
+    await analysis.ready()
     const deps = {
       store: sqliteWorkerStore(db, batcher),
       inventory,
-      rules,
-      analyzer,
+      analysis,
       templates,
       mailTo: config.mailTo,
       version,
@@ -302,5 +306,5 @@ export async function startService(config: Config, announce: Announce = () => {}
     readiness.set('startup_failed')
     app.log.error({ err: error }, 'startup check failed; the service stays not ready')
   }
-  return { app, db, metrics, readiness, rules, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
+  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
 }

@@ -1,9 +1,9 @@
 import { AppError } from '../errors.js'
-import { emptyFacts, withLogExcerpt } from '../evidence/facts.js'
+import { emptyEvidence, withLogText } from '../evidence/empty-evidence.js'
 import { readLogTail } from '../evidence/log-tail.js'
 import { redactBytes } from '../evidence/redact.js'
 import { loadBuiltinRules } from '../rules/builtin-loader.js'
-import { Catalogue } from '../rules/catalogue.js'
+import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
 import { parsePattern } from '../rules/pattern.js'
 import { PatternSafety } from '../rules/pattern-safety.js'
 import { parseRuleInput, readRulepack } from '../rules/rule-input.js'
@@ -110,13 +110,13 @@ export async function testRules(
   print(
     `log: ${options.log}, last ${tail.lines} lines (${tail.bytes.length} bytes${tail.truncated ? ', truncated to the service bounds' : ''})`,
   )
-  const catalogue = new Catalogue(builtins, [...seed, ...candidates], versions)
-  const facts = withLogExcerpt(
-    emptyFacts({ alertname: options.alertname, instance: 'diag-rules-test', severity: 'none' }),
+  const engine = new DiagnosisEngine(builtins, versions, [...seed, ...candidates])
+  const evidence = withLogText(
+    emptyEvidence({ alertname: options.alertname, instance: 'diag-rules-test', severity: 'none' }),
     // Redacted like the service does, so the matches are the ones it would find (D15).
     redactBytes(tail.bytes).text,
   )
-  const diagnosis = await catalogue.diagnose(facts)
+  const diagnosis = await engine.diagnose(evidence)
   let unmatched = 0
   for (const rule of candidates) {
     const hit = diagnosis.matches.find((m) => m.rule.id === rule.id)

@@ -1,6 +1,5 @@
-import type { PatternMatch } from '../rules/pattern-index.js'
-import type { EvidenceFacts } from '../rules/types.js'
-import { emptyFacts } from './facts.js'
+import type { Evidence } from '../rules/types.js'
+import { emptyEvidence } from './empty-evidence.js'
 import type { Inventory } from './inventory.js'
 import { AnalysisTimeoutError, type LogAnalysis, timedOutAnalysis } from './log-analysis.js'
 import type { LogFileSummary } from './log-collector.js'
@@ -27,9 +26,8 @@ export interface EvidenceSummary {
 }
 
 export interface CollectedEvidence {
-  /** The facts for the engine; their log excerpt is already matched (`logMatches`). */
-  facts: EvidenceFacts
-  logMatches: Map<string, PatternMatch>
+  /** For the engine; the log excerpt was scanned while it was read (`log.matches`). */
+  evidence: Evidence
   /** Whether any log text was read. */
   logsRead: boolean
   summary: EvidenceSummary
@@ -40,7 +38,7 @@ const expectedCodes = new Set([0, 134, 137, 139, 143])
 
 /**
  * Gathers the evidence of one alert from the sources the inventory names for its
- * instance (D14..D17). The payload only selects an inventory entry by exact key; labels
+ * instance (docs/design.md, "Evidence"). The payload only selects an inventory entry by exact key; labels
  * never become paths, URLs or commands. The log analysis (on a thread), metrics and the
  * probe run concurrently, the last two each bounded by `httpTimeoutMs`.
  */
@@ -57,8 +55,7 @@ export async function collectEvidence(
   const sources = inventory.sources(alert.instance)
   if (!sources) {
     return {
-      facts: emptyFacts(identity),
-      logMatches: new Map(),
+      evidence: emptyEvidence(identity),
       logsRead: false,
       summary: { instanceKnown: false, logs: [], spool: null, metrics: null, probe: null, bounds },
     }
@@ -82,9 +79,10 @@ export async function collectEvidence(
     : null
 
   const exitCodes = (spool?.records ?? []).flatMap((r) => (typeof r.exitCode === 'number' ? [r.exitCode] : []))
-  const empty = emptyFacts(identity)
-  const facts: EvidenceFacts = {
+  const empty = emptyEvidence(identity)
+  const evidence: Evidence = {
     ...empty,
+    log: { matches: logs.matches },
     gc: logs.gc,
     available:
       logs.files.some((file) => !file.error) ||
@@ -102,8 +100,7 @@ export async function collectEvidence(
     probe: probe ? { outcome: probe.outcome, statusCode: probe.statusCode, latencyMs: probe.latencyMs } : empty.probe,
   }
   return {
-    facts,
-    logMatches: logs.matches,
+    evidence,
     logsRead: logs.read,
     summary: { instanceKnown: true, logs: logs.files, spool, metrics, probe, bounds },
   }

@@ -1,7 +1,7 @@
-import type { EvidenceFacts } from '../rules/types.js'
+import type { Evidence } from '../rules/types.js'
 import { boundedGet } from './http-get.js'
 
-export type ProbeEvidence = EvidenceFacts['probe'] & { error?: string }
+export type ProbeEvidence = Evidence['probe'] & { error?: string }
 
 /** The application's health endpoint, once, within `timeoutMs` (D17). */
 export async function probeHealth(url: string, timeoutMs: number): Promise<ProbeEvidence> {

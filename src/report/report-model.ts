@@ -1,5 +1,5 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
-import type { Diagnosis, Finding } from '../rules/catalogue.js'
+import type { Diagnosis, Finding } from '../rules/diagnosis-engine.js'
 import { isBuiltin } from '../rules/types.js'
 
 // The view models the templates render (D23). Everything here is plain data: templates
@@ -80,6 +80,8 @@ export interface DiagnosisModel {
     customRules: number
     lastCustomRuleId: number | null
     rulesEvaluated: number
+    /** The live engine that decided: its instance id and how many rules it held. */
+    engine: string
     rulesMatched: string
     bounds: EvidenceSummary['bounds']
   }
@@ -161,6 +163,7 @@ export function diagnosisModel(input: {
       customRules: diagnosis.catalogue.customRules,
       lastCustomRuleId: diagnosis.catalogue.lastCustomRuleId,
       rulesEvaluated: diagnosis.trace.length,
+      engine: `${diagnosis.catalogue.engine.instance} (${diagnosis.catalogue.engine.rules} rules)`,
       rulesMatched: diagnosis.matches.map((m) => m.rule.branch).join(', '),
       bounds: evidence.bounds,
     },

@@ -57,6 +57,7 @@ export function checkTemplates(templates: ReportTemplates): void {
       customRules: 0,
       lastCustomRuleId: null,
       rulesEvaluated: 20,
+      engine: '00000000-0000-0000-0000-000000000000 (20 rules)',
       rulesMatched: 'TD-08',
       bounds: { maxLines: 500, maxBytes: 524288, httpTimeoutMs: 3000 },
     },

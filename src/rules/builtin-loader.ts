@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { packageRoot } from '../paths.js'
+import { patternsOf } from './engine-rules.js'
 import type { BuiltinRule } from './types.js'
 
 export const builtinRulesDir = join(packageRoot, 'builtin-rules')
@@ -19,7 +20,7 @@ export const builtinBranches = [
 interface FamilyFile {
   family: Family
   version: string
-  rules: Array<Omit<BuiltinRule, 'id' | 'family' | 'version' | 'ruleId' | 'fallback'> & { fallback?: boolean }>
+  rules: Array<Omit<BuiltinRule, 'id' | 'family' | 'version' | 'ruleId' | 'patterns'>>
 }
 
 const validate = createAjv().compile<FamilyFile>(loadSchema('builtin-rules.schema.json'))
@@ -27,7 +28,7 @@ const validate = createAjv().compile<FamilyFile>(loadSchema('builtin-rules.schem
 export class BuiltinRulesError extends Error {}
 
 /**
- * Loads and validates `builtin-rules/{td,ah,gc,th}.json` (D18). A file that does not match
+ * Loads and validates `builtin-rules/{td,ah,gc,th}.json` (docs/design.md, "Rules"). A file that does not match
  * its schema, a rule in the wrong family file, or a missing or extra branch stops the load.
  */
 export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[]; versions: Record<Family, string> } {
@@ -51,7 +52,7 @@ export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[];
         family,
         version: data.version,
         ruleId: null,
-        fallback: rule.fallback ?? false,
+        patterns: patternsOf(rule.conditions),
       })
     }
   }

@@ -1,6 +1,6 @@
 import { errors } from '../errors.js'
 import { type Family, loadBuiltinRules } from './builtin-loader.js'
-import { Catalogue, type Diagnosis } from './catalogue.js'
+import { Catalogue } from './catalogue.js'
 import { type Pattern, PatternSyntaxError, parsePattern } from './pattern.js'
 import type { PatternSafety } from './pattern-safety.js'
 import {
@@ -10,19 +10,20 @@ import {
   type CustomRule,
   type CustomRuleInput,
   type CustomRuleStore,
-  type EvidenceFacts,
   isBuiltin,
   type NewCustomRule,
 } from './types.js'
 
 /**
- * The rule catalogue of the running service: registration (D19), look-up (D20) and
- * diagnosis (D21). The live catalogue is swapped atomically when a rule is added (hot
- * reload); after a restart it is rebuilt from SQLite and builtin-rules/.
+ * The rule catalogue of the running service: registration and look-up (docs/design.md,
+ * "Rules"). A registered rule is committed, then the catalogue version is swapped and the
+ * rule handed to every listener (the live engines add it); after a restart the catalogue is
+ * built again from SQLite and builtin-rules/.
  */
 export class RulesService {
   private current: Catalogue
   private queue: Promise<unknown> = Promise.resolve()
+  private readonly listeners: Array<(rule: CustomRule) => void> = []
 
   constructor(
     private readonly store: CustomRuleStore,
@@ -39,11 +40,12 @@ export class RulesService {
     return this.current
   }
 
-  diagnose(facts: EvidenceFacts): Promise<Diagnosis> {
-    return this.current.diagnose(facts)
+  /** Calls `listener` with every rule registered from now on, once it is committed. */
+  onRegistered(listener: (rule: CustomRule) => void): void {
+    this.listeners.push(listener)
   }
 
-  /** D20: built-ins by branch, then custom rules by id; optionally one category. */
+  /** Built-ins by branch, then custom rules by id; optionally one category. */
   list(category?: Category): CatalogueRule[] {
     const builtins = [...this.current.builtins].sort((a, b) => a.branch.localeCompare(b.branch))
     const all: CatalogueRule[] = [...builtins, ...this.current.custom]
@@ -82,11 +84,9 @@ export class RulesService {
     const verdict = await this.safety.verdict(pattern)
     if (!verdict.safe) throw errors.unsafeRegexPattern(verdict.reason)
 
-    let next: Catalogue | undefined
-    const stored = this.store.insert(rule, this.clock().toISOString(), (saved) => {
-      next = this.current.withCustomRule(saved)
-    })
-    this.current = next as Catalogue
+    const stored = this.store.insert(rule, this.clock().toISOString())
+    this.current = this.current.withCustomRule(stored)
+    for (const listener of this.listeners) listener(stored)
     return stored
   }
 
@@ -102,7 +102,7 @@ export class RulesService {
     if ([...builtins, ...custom].some((r) => foldedName(r.ruleName) === name)) {
       throw errors.ruleConflict('rule_name_conflict', `A rule named ${rule.ruleName} already exists.`)
     }
-    const patterns = [...builtins.flatMap((r) => r.signatures), ...custom.map((r) => r.pattern)]
+    const patterns = [...builtins.flatMap((r) => r.patterns), ...custom.map((r) => r.pattern)]
     if (patterns.includes(rule.pattern)) {
       throw errors.ruleConflict('rule_pattern_conflict', 'A rule with this pattern already exists.')
     }

@@ -1,4 +1,6 @@
-// The shapes shared by the rules module: rule records (D18, D19) and evidence facts.
+import type { PatternMatch } from './pattern-index.js'
+
+// The shapes shared by the rules module: rule records (docs/design.md, "Rules") and evidence.
 
 export const categories = [
   'jvm_memory',
@@ -65,24 +67,33 @@ export interface BuiltinRule {
   confidence: Confidence
   assessment: string
   recommendedActions: string[]
-  signatures: string[]
-  fallback: boolean
+  /** json-rules-engine priority: runs first and ranks first when higher. */
+  priority: number
+  /** The log patterns its conditions test (`log matches <pattern>`), derived from them. */
+  patterns: string[]
   conditions: Condition
 }
 
 export type CatalogueRule = BuiltinRule | CustomRule
 export const isBuiltin = (rule: CatalogueRule): rule is BuiltinRule => typeof rule.id === 'string'
 
+/** What the shared scanner found in a log excerpt: the first matching line of each pattern. */
+export type LogMatches = ReadonlyMap<string, PatternMatch>
+
 /**
- * The evidence of one event as the engine sees it (D14..D17). The evidence module builds
- * it; every field is present, with null or zero where a source gave nothing.
+ * The evidence of one event (docs/design.md, "Evidence"), as the evidence module gathers
+ * it or a test writes it; rules/facts.ts turns it into the engine's facts. Every field is
+ * present, with null or zero where a source gave nothing.
  */
-export interface EvidenceFacts {
-  /** False when no source produced anything (D21: TD-07). */
+export interface Evidence {
+  /** False when no source produced anything (the engine's TD-07). */
   available: boolean
   alert: { alertname: string; instance: string; severity: string }
-  /** The redacted log excerpt (at most 500 lines, 512 KiB), or '' without logs. */
-  logText: string
+  /**
+   * The (redacted) log excerpt, or what the scanner found in it when it was scanned while
+   * it was read and redacted (the worker's analysis); both give the same `log` fact.
+   */
+  log: { text: string } | { matches: LogMatches }
   gc: { fullCollections: number; fullCollectionsHighOccupancy: number; maxPauseMs: number }
   container: {
     events: number
@@ -110,9 +121,6 @@ export type NewCustomRule = Omit<CustomRule, 'id' | 'createdAt'> & { principal: 
  */
 export interface CustomRuleStore {
   all(): CustomRule[]
-  /**
-   * Inserts the rule and calls `beforeCommit` with the stored record inside the same
-   * transaction: if it throws, nothing is stored.
-   */
-  insert(rule: NewCustomRule, createdAt: string, beforeCommit: (stored: CustomRule) => void): CustomRule
+  /** Inserts the rule; returns the stored record once committed. */
+  insert(rule: NewCustomRule, createdAt: string): CustomRule
 }

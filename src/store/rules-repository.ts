@@ -37,7 +37,7 @@ function toRule(row: RuleRow): CustomRule {
   }
 }
 
-/** The append-only custom rules table (D19). */
+/** The append-only custom rules table (docs/design.md, "Rules"). */
 export class RulesRepository implements CustomRuleStore {
   private readonly statements
 
@@ -63,16 +63,14 @@ export class RulesRepository implements CustomRuleStore {
     }
   }
 
-  insert(rule: NewCustomRule, createdAt: string, beforeCommit: (stored: CustomRule) => void): CustomRule {
+  insert(rule: NewCustomRule, createdAt: string): CustomRule {
     const write = this.db.transaction(() => {
       const { lastInsertRowid } = this.statements.insert.run({
         ...rule,
         recommendedActions: JSON.stringify(rule.recommendedActions),
         createdAt,
       })
-      const stored = toRule(this.statements.byId.get(Number(lastInsertRowid)) as RuleRow)
-      beforeCommit(stored)
-      return stored
+      return toRule(this.statements.byId.get(Number(lastInsertRowid)) as RuleRow)
     })
     try {
       const stored = write.immediate()

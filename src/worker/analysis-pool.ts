@@ -1,27 +1,40 @@
 import { Worker } from 'node:worker_threads'
 import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../evidence/log-analysis.js'
-import type { Catalogue } from '../rules/catalogue.js'
-import type { PatternSource } from '../rules/pattern-index.js'
+import { loadBuiltinRules } from '../rules/builtin-loader.js'
+import { type Diagnosis, DiagnosisEngine } from '../rules/diagnosis-engine.js'
+import type { CustomRule, Evidence } from '../rules/types.js'
 
-/** Log analysis for the worker: on analysis threads, or on the main thread. */
-export interface LogAnalyzer {
+/**
+ * Where the worker reads logs and diagnoses: on analysis threads, or on the main thread.
+ * Each place holds one live DiagnosisEngine; a registered rule is added to every one.
+ */
+export interface Analysis {
   /** Resolves when the analysis can run (a startup check), rejects when it cannot. */
   ready(): Promise<void>
-  analyze(files: readonly string[], roots: readonly string[], catalogue: Catalogue): Promise<LogAnalysis>
+  /** Reads, redacts and scans the log tails with the engine's scanner. */
+  analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis>
+  diagnose(evidence: Evidence): Promise<Diagnosis>
+  addCustomRule(rule: CustomRule): void
   close(): Promise<void>
 }
 
 export type ThreadRequest =
-  | { type: 'catalogue'; sources: PatternSource[] }
+  | { type: 'rules'; custom: readonly CustomRule[] }
+  | { type: 'addRule'; rule: CustomRule }
   | { type: 'analyze'; id: number; files: readonly string[]; roots: readonly string[] }
+  | { type: 'diagnose'; id: number; evidence: Evidence }
 
 export type ThreadReply =
   | { type: 'ready' }
-  | { type: 'done'; id: number; analysis: LogAnalysis }
+  | { type: 'done'; id: number; value: LogAnalysis | Diagnosis }
   | { type: 'failed'; id: number; error: string }
 
+type Task =
+  | { type: 'analyze'; files: readonly string[]; roots: readonly string[] }
+  | { type: 'diagnose'; evidence: Evidence }
+
 interface Pending {
-  resolve(analysis: LogAnalysis): void
+  resolve(value: LogAnalysis | Diagnosis): void
   reject(error: Error): void
 }
 
@@ -30,39 +43,58 @@ interface Thread {
   /** Settles when the thread has loaded its code, or fails if it exits first (a bad script). */
   online: Promise<void>
   pending: Map<number, Pending>
-  /** The catalogue version this thread's index was built from. */
-  catalogue: Catalogue | undefined
 }
 
-/** DIAG_ANALYSIS_THREADS=0: the same analysis, on the main thread. */
-export const inProcessAnalyzer: LogAnalyzer = {
-  ready: async () => {},
-  analyze: async (files, roots, catalogue) =>
-    analyzeLogs(files, roots, (raw, markers, rewrite) => catalogue.matchRewriting(raw, markers, rewrite)),
-  close: async () => {},
+/** DIAG_ANALYSIS_THREADS=0: the same analysis and engine, on the main thread. */
+export class InProcessAnalysis implements Analysis {
+  readonly engine: DiagnosisEngine
+
+  constructor(custom: readonly CustomRule[]) {
+    const builtin = loadBuiltinRules()
+    this.engine = new DiagnosisEngine(builtin.rules, builtin.versions, custom)
+  }
+
+  async ready(): Promise<void> {}
+
+  async analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis> {
+    return analyzeLogs(files, roots, (raw, markers, rewrite) => this.engine.scanRewriting(raw, markers, rewrite))
+  }
+
+  diagnose(evidence: Evidence): Promise<Diagnosis> {
+    return this.engine.diagnose(evidence)
+  }
+
+  addCustomRule(rule: CustomRule): void {
+    this.engine.addCustomRule(rule)
+  }
+
+  async close(): Promise<void> {}
 }
 
 const threadScript = new URL('./analysis-thread.js', import.meta.url)
 
 /**
- * A fixed pool of threads that read, redact and match log tails: the CPU-heavy part of an
- * event (about 512 KiB of bytes scanned per event), which would otherwise hold the event loop
- * that answers webhooks. Each thread keeps a copy of the catalogue's pattern index, sent
- * again whenever a task comes with another catalogue version (hot reload); the result is
- * the one the main thread would compute. A task goes to the thread with the fewest tasks
- * in flight. A thread that dies fails its tasks (the queue retries their events) and is
- * replaced.
+ * A fixed pool of threads that read, redact and scan log tails and run the rules: the
+ * CPU-heavy part of an event (about 512 KiB of bytes scanned per event), which would
+ * otherwise hold the event loop that answers webhooks. Each thread builds its engine once,
+ * from the built-in files and the custom rules it is sent first; every rule registered
+ * later is sent to every thread and added to its engine. Messages on a port arrive in
+ * order, so a task finds every rule registered before it was posted. A task goes to the
+ * thread with the fewest tasks in flight. A thread that dies fails its tasks (the queue
+ * retries their events) and is replaced.
  */
-export class AnalysisPool implements LogAnalyzer {
+export class AnalysisPool implements Analysis {
   private readonly threads: Thread[] = []
   private nextId = 1
   private closing = false
 
   constructor(
     size: number,
+    /** The custom rules a new thread starts with: those registered so far. */
+    private readonly customRules: () => readonly CustomRule[],
     private readonly log: { error(obj: object, msg: string): void },
     private readonly script: URL = threadScript,
-    /** Wall-clock bound on one analysis; past it the thread is terminated and replaced. */
+    /** Wall-clock bound on one task; past it the thread is terminated and replaced. */
     private readonly timeoutMs = 10_000,
     private readonly onTimeout: () => void = () => {},
   ) {
@@ -73,15 +105,28 @@ export class AnalysisPool implements LogAnalyzer {
     await Promise.all(this.threads.map((thread) => thread.online))
   }
 
-  analyze(files: readonly string[], roots: readonly string[], catalogue: Catalogue): Promise<LogAnalysis> {
+  analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis> {
+    return this.run({ type: 'analyze', files, roots }) as Promise<LogAnalysis>
+  }
+
+  diagnose(evidence: Evidence): Promise<Diagnosis> {
+    return this.run({ type: 'diagnose', evidence }) as Promise<Diagnosis>
+  }
+
+  addCustomRule(rule: CustomRule): void {
+    for (const thread of this.threads) thread.worker.postMessage({ type: 'addRule', rule } satisfies ThreadRequest)
+  }
+
+  async close(): Promise<void> {
+    this.closing = true
+    await Promise.all(this.threads.map((thread) => thread.worker.terminate()))
+  }
+
+  private run(task: Task): Promise<LogAnalysis | Diagnosis> {
     if (this.closing) return Promise.reject(new Error('the analysis pool is closed'))
     const thread = this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
-    if (thread.catalogue !== catalogue) {
-      thread.worker.postMessage({ type: 'catalogue', sources: catalogue.patternSources() } satisfies ThreadRequest)
-      thread.catalogue = catalogue
-    }
     const id = this.nextId++
-    return new Promise<LogAnalysis>((resolve, reject) => {
+    return new Promise<LogAnalysis | Diagnosis>((resolve, reject) => {
       // A thread stuck in one task (a costly rule on hostile text) can only be stopped by
       // terminating it; its other tasks fail with it and their events are retried.
       const expire = () => {
@@ -93,8 +138,8 @@ export class AnalysisPool implements LogAnalyzer {
         if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
         void thread.worker.terminate()
       }
-      // The bound is on the analysis: the clock starts once the thread runs, so a thread
-      // that replaced a terminated one is not charged for its own start.
+      // The bound is on the task: the clock starts once the thread runs, so a thread that
+      // replaced a terminated one is not charged for its own start.
       let settled = false
       let timer: NodeJS.Timeout | undefined
       thread.online.then(
@@ -108,26 +153,22 @@ export class AnalysisPool implements LogAnalyzer {
         clearTimeout(timer)
       }
       thread.pending.set(id, {
-        resolve: (analysis) => {
+        resolve: (value) => {
           settle()
-          resolve(analysis)
+          resolve(value)
         },
         reject: (error) => {
           settle()
           reject(error)
         },
       })
-      thread.worker.postMessage({ type: 'analyze', id, files, roots } satisfies ThreadRequest)
+      thread.worker.postMessage({ ...task, id } satisfies ThreadRequest)
     })
-  }
-
-  async close(): Promise<void> {
-    this.closing = true
-    await Promise.all(this.threads.map((thread) => thread.worker.terminate()))
   }
 
   private spawn(): Thread {
     const worker = new Worker(this.script)
+    worker.postMessage({ type: 'rules', custom: this.customRules() } satisfies ThreadRequest)
     let started = false
     let markOnline = () => {}
     const online = new Promise<void>((resolve, reject) => {
@@ -135,7 +176,7 @@ export class AnalysisPool implements LogAnalyzer {
       worker.once('exit', (code) => reject(new Error(`analysis thread exited (${code}) before it ran`)))
     })
     online.catch(() => {}) // observed through ready()
-    const thread: Thread = { worker, online, pending: new Map(), catalogue: undefined }
+    const thread: Thread = { worker, online, pending: new Map() }
     thread.worker.on('message', (reply: ThreadReply) => {
       if (reply.type === 'ready') {
         started = true
@@ -144,8 +185,8 @@ export class AnalysisPool implements LogAnalyzer {
       }
       const pending = thread.pending.get(reply.id)
       thread.pending.delete(reply.id)
-      if (reply.type === 'done') pending?.resolve(reply.analysis)
-      else pending?.reject(new Error(`log analysis failed: ${reply.error}`))
+      if (reply.type === 'done') pending?.resolve(reply.value)
+      else pending?.reject(new Error(`analysis failed: ${reply.error}`))
     })
     thread.worker.on('error', (error) => this.log.error({ err: error }, 'analysis thread failed'))
     thread.worker.on('exit', (code) => {
@@ -160,12 +201,13 @@ export class AnalysisPool implements LogAnalyzer {
   }
 }
 
-export function createLogAnalyzer(
+export function createAnalysis(
   threads: number,
+  customRules: () => readonly CustomRule[],
   log: { error(obj: object, msg: string): void },
   bound: { timeoutMs: number; onTimeout: () => void },
-): LogAnalyzer {
+): Analysis {
   return threads === 0
-    ? inProcessAnalyzer
-    : new AnalysisPool(threads, log, threadScript, bound.timeoutMs, bound.onTimeout)
+    ? new InProcessAnalysis(customRules())
+    : new AnalysisPool(threads, customRules, log, threadScript, bound.timeoutMs, bound.onTimeout)
 }

@@ -1,30 +1,46 @@
-// The body of an analysis thread (see analysis-pool.ts): reads, redacts and matches logs
-// off the main thread. Messages on a port arrive in order, so a task always finds the
-// catalogue version it was sent with.
+// The body of an analysis thread (see analysis-pool.ts): reads, redacts and scans logs and
+// runs the rules off the main thread, on one live engine built from the first message.
 import { parentPort } from 'node:worker_threads'
 import { analyzeLogs } from '../evidence/log-analysis.js'
-import { secretMarkers } from '../evidence/redact.js'
-import { PatternIndex } from '../rules/pattern-index.js'
+import { loadBuiltinRules } from '../rules/builtin-loader.js'
+import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
 import type { ThreadReply, ThreadRequest } from './analysis-pool.js'
 
-let index = PatternIndex.fromSources([], secretMarkers)
+let engine: DiagnosisEngine | undefined
 const port = parentPort
 if (!port) throw new Error('analysis-thread.js runs as a worker thread')
 
+const live = (): DiagnosisEngine => {
+  if (!engine) throw new Error('the engine was not built: the first message names the rules')
+  return engine
+}
+
 port.on('message', (message: ThreadRequest) => {
-  if (message.type === 'catalogue') {
-    index = PatternIndex.fromSources(message.sources, secretMarkers)
+  if (message.type === 'rules') {
+    const builtin = loadBuiltinRules()
+    engine = new DiagnosisEngine(builtin.rules, builtin.versions, message.custom)
     return
   }
-  let reply: ThreadReply
-  try {
-    const analysis = analyzeLogs(message.files, message.roots, (raw, _markers, rewrite) =>
-      index.scanRewriting(raw, rewrite),
-    )
-    reply = { type: 'done', id: message.id, analysis }
-  } catch (error) {
-    reply = { type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) }
+  if (message.type === 'addRule') {
+    live().addCustomRule(message.rule)
+    return
   }
-  port.postMessage(reply)
+  const reply = (value: ThreadReply) => port.postMessage(value)
+  const failed = (error: unknown) =>
+    reply({ type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) })
+  try {
+    if (message.type === 'analyze') {
+      const analysis = analyzeLogs(message.files, message.roots, (raw, markers, rewrite) =>
+        live().scanRewriting(raw, markers, rewrite),
+      )
+      reply({ type: 'done', id: message.id, value: analysis })
+      return
+    }
+    live()
+      .diagnose(message.evidence)
+      .then((diagnosis) => reply({ type: 'done', id: message.id, value: diagnosis }), failed)
+  } catch (error) {
+    failed(error)
+  }
 })
 port.postMessage({ type: 'ready' } satisfies ThreadReply)

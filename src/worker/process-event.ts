@@ -4,16 +4,14 @@ import { mailOf } from '../incidents/lifecycle.js'
 import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.js'
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
-import type { Catalogue } from '../rules/catalogue.js'
-import type { LogAnalyzer } from './analysis-pool.js'
+import type { Analysis } from './analysis-pool.js'
 import type { IncidentRecord, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {
   store: WorkerStore
   inventory: Inventory
-  /** The live catalogue; each event is diagnosed on the version it started with. */
-  rules: { readonly catalogue: Catalogue }
-  analyzer: LogAnalyzer
+  /** Log analysis and the live engines. */
+  analysis: Pick<Analysis, 'analyzeLogs' | 'diagnose'>
   templates: ReportTemplates
   mailTo: string[]
   version: string
@@ -101,24 +99,23 @@ async function diagnose(
   deps: ProcessorDeps,
   commit: Commit,
 ): Promise<string> {
-  const { catalogue } = deps.rules
-  const evidence = await collectEvidence(
+  const collected = await collectEvidence(
     { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAtText },
     deps.inventory,
     {
       httpTimeoutMs: deps.httpTimeoutMs,
-      analyzeLogs: (files, roots) => deps.analyzer.analyze(files, roots, catalogue),
+      analyzeLogs: (files, roots) => deps.analysis.analyzeLogs(files, roots),
     },
   )
-  const diagnosis = await catalogue.evaluate(evidence.facts, evidence.logMatches)
+  const diagnosis = await deps.analysis.diagnose(collected.evidence)
   const now = deps.now()
   // Read again: the occurrence may have ended while its evidence was gathered.
   const current = deps.store.incident(incident.id) ?? incident
   const model = diagnosisModel({
     alert: alertView(event, current),
     diagnosis,
-    evidence: evidence.summary,
-    logsRead: evidence.logsRead,
+    evidence: collected.summary,
+    logsRead: collected.logsRead,
     lifecycle: lifecycleNote(event, current),
     version: deps.version,
     now,
@@ -134,7 +131,7 @@ async function diagnose(
   const result = {
     primary: model.primary,
     matches: [model.primary, ...model.others],
-    evidence: evidence.summary,
+    evidence: collected.summary,
     excerpts: model.logs.excerpts,
     catalogue: diagnosis.catalogue,
     trace: diagnosis.trace,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { emptyFacts, withLogExcerpt } from '../../src/evidence/facts.js'
+import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { build, type TestService } from '../helpers/build.js'
 
 const path = '/api/v1/rules'
@@ -132,13 +132,13 @@ describe('rules API (spec, D19, D20)', () => {
     expect(stored()[10]).toMatchObject({ branch: 'TD-19', principal: 'default', created_by: 'default' })
     expect((await t.call('GET', `${path}/TD-19`)).json()).toEqual(rule)
 
-    // Hot reload: the very next diagnosis uses it.
+    // Hot-added: the very next diagnosis uses it.
     const log = '2026-11-22 05:00:00 ERROR [batch-1] LedgerLockTimeout: lock on account 4711 not granted'
-    const facts = withLogExcerpt(
-      emptyFacts({ alertname: 'OrdersBatchFailed', instance: 'app-01', severity: 'critical' }),
+    const evidence = withLogText(
+      emptyEvidence({ alertname: 'OrdersBatchFailed', instance: 'app-01', severity: 'critical' }),
       log,
     )
-    const diagnosis = await t.service.rules.diagnose(facts)
+    const diagnosis = await t.service.analysis.diagnose(evidence)
     expect(diagnosis.primary.rule.branch).toBe('TD-19')
     expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log, context: [{ number: 1, text: log }] })
   })

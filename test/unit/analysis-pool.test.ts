@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { packageRoot } from '../../src/paths.js'
-import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
-import { Catalogue } from '../../src/rules/catalogue.js'
 import type { CustomRule } from '../../src/rules/types.js'
-import { AnalysisPool, inProcessAnalyzer } from '../../src/worker/analysis-pool.js'
+import { AnalysisPool, InProcessAnalysis } from '../../src/worker/analysis-pool.js'
 
 // The threads run the compiled script (test/global-setup.ts builds dist/ first).
 const threadScript = pathToFileURL(join(packageRoot, 'dist', 'src', 'worker', 'analysis-thread.js'))
@@ -28,7 +27,6 @@ writeFileSync(
   ].join('\n'),
 )
 
-const builtins = loadBuiltinRules()
 const customRule = (id: number, pattern: string): CustomRule => ({
   id,
   ruleId: null,
@@ -51,23 +49,42 @@ describe('AnalysisPool', () => {
     await Promise.all(pools.map((pool) => pool.close()))
   })
 
-  it('gives the same analysis on its threads as on the main thread, following hot reloads', async () => {
-    const pool = new AnalysisPool(2, log, threadScript)
+  it('gives the same analysis and diagnosis on its threads as on the main thread, following added rules', async () => {
+    const registered: CustomRule[] = []
+    const pool = new AnalysisPool(2, () => registered, log, threadScript)
     pools.push(pool)
     await pool.ready()
-    let catalogue = new Catalogue(builtins.rules, [], builtins.versions)
+    const local = new InProcessAnalysis([])
+    const evidence = withLogText(emptyEvidence({ alertname: 'A', instance: 'app-01', severity: 'critical' }), 'x')
     for (const next of [customRule(1, 'FeedJobException: step failed'), customRule(2, '/keyStore[A-Za-z]{0,20}=/')]) {
       // Several tasks at once, so that both threads take some.
-      const results = await Promise.all([1, 2, 3, 4].map(() => pool.analyze([logFile], [root], catalogue)))
-      const expected = await inProcessAnalyzer.analyze([logFile], [root], catalogue)
+      const results = await Promise.all([1, 2, 3, 4].map(() => pool.analyzeLogs([logFile], [root])))
+      const expected = await local.analyzeLogs([logFile], [root])
       for (const result of results) expect(result).toEqual(expected)
-      catalogue = catalogue.withCustomRule(next)
+      const withMatches = { ...evidence, log: { matches: expected.matches } }
+      const diagnoses = await Promise.all([1, 2, 3, 4].map(() => pool.diagnose(withMatches)))
+      const reference = await local.diagnose(withMatches)
+      for (const diagnosis of diagnoses) {
+        expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(reference.matches.map((m) => m.rule.branch))
+        expect(diagnosis.catalogue.engine.rules).toBe(reference.catalogue.engine.rules)
+      }
+      registered.push(next)
+      pool.addCustomRule(next)
+      local.addCustomRule(next)
     }
-    const last = await pool.analyze([logFile], [root], catalogue)
-    expect([...last.matches.keys()].sort()).toEqual(['TD-02', 'custom-1', 'custom-2'])
-    expect(last.matches.get('custom-2')?.text).toContain('keyStorePassword=[REDACTED]')
+    const last = await pool.analyzeLogs([logFile], [root])
+    expect([...last.matches.keys()].sort()).toEqual([
+      '/keyStore[A-Za-z]{0,20}=/',
+      'FeedJobException: step failed',
+      'OutOfMemoryError: Java heap space',
+    ])
+    expect(last.matches.get('/keyStore[A-Za-z]{0,20}=/')?.text).toContain('keyStorePassword=[REDACTED]')
     expect(last.gc).toMatchObject({ fullCollections: 1, fullCollectionsHighOccupancy: 1 })
-    expect(last.matches.get('TD-02')?.context.map((line) => line.number)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(last.matches.get('OutOfMemoryError: Java heap space')?.context.map((line) => line.number)).toEqual([
+      1, 2, 3, 4, 5, 6,
+    ])
+    const diagnosis = await pool.diagnose({ ...evidence, log: { matches: last.matches } })
+    expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'CX-1', 'CX-2'])
   })
 
   it('fails the tasks of a thread that dies and reports a thread that cannot start', async () => {
@@ -77,15 +94,14 @@ describe('AnalysisPool', () => {
       dying,
       "import { parentPort } from 'node:worker_threads'\nparentPort.on('message', (m) => { if (m.type === 'analyze') process.exit(3) })\nparentPort.postMessage({ type: 'ready' })\n",
     )
-    const pool = new AnalysisPool(1, log, pathToFileURL(dying))
+    const pool = new AnalysisPool(1, () => [], log, pathToFileURL(dying))
     pools.push(pool)
     await pool.ready()
-    const catalogue = new Catalogue(builtins.rules, [], builtins.versions)
-    await expect(pool.analyze([logFile], [root], catalogue)).rejects.toThrow('analysis thread exited (3)')
+    await expect(pool.analyzeLogs([logFile], [root])).rejects.toThrow('analysis thread exited (3)')
     // Replaced: the next task reaches a new thread (which dies the same way).
-    await expect(pool.analyze([logFile], [root], catalogue)).rejects.toThrow('analysis thread exited (3)')
+    await expect(pool.analyzeLogs([logFile], [root])).rejects.toThrow('analysis thread exited (3)')
 
-    const missing = new AnalysisPool(1, log, pathToFileURL(join(dir, 'missing.mjs')))
+    const missing = new AnalysisPool(1, () => [], log, pathToFileURL(join(dir, 'missing.mjs')))
     pools.push(missing)
     await expect(missing.ready()).rejects.toThrow(/exited \(1\) before it ran/)
   })

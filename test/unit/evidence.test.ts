@@ -19,9 +19,7 @@ import { collectLogs } from '../../src/evidence/log-collector.js'
 import { readLogTail } from '../../src/evidence/log-tail.js'
 import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
 import { collectSpool } from '../../src/evidence/spool-collector.js'
-import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
-import { Catalogue } from '../../src/rules/catalogue.js'
-import { inProcessAnalyzer } from '../../src/worker/analysis-pool.js'
+import { InProcessAnalysis } from '../../src/worker/analysis-pool.js'
 
 const root = mkdtempSync(join(tmpdir(), 'diag-evidence-'))
 const outside = mkdtempSync(join(tmpdir(), 'diag-outside-'))
@@ -217,11 +215,9 @@ jvm_gc_collection_seconds_sum{gc="G1 Young Generation",} 4.25`
   })
 })
 
-describe('collectEvidence (D14, D17)', () => {
-  const builtins = loadBuiltinRules()
-  const catalogue = new Catalogue(builtins.rules, [], builtins.versions)
-  const analyzeLogs = (files: readonly string[], roots: readonly string[]) =>
-    inProcessAnalyzer.analyze(files, roots, catalogue)
+describe('collectEvidence', () => {
+  const analysis = new InProcessAnalysis([])
+  const analyzeLogs = (files: readonly string[], roots: readonly string[]) => analysis.analyzeLogs(files, roots)
   let hung: Server
   let app: Server
   let hungUrl: string
@@ -267,14 +263,17 @@ describe('collectEvidence (D14, D17)', () => {
   })
 
   it('collects logs, metrics and the probe of a known instance into facts', async () => {
-    const { facts, summary, logMatches, logsRead } = await collectEvidence(
-      alert('app-01'),
-      loadInventory(inventoryFile),
-      { httpTimeoutMs: 2000, analyzeLogs },
-    )
+    const {
+      evidence: facts,
+      summary,
+      logsRead,
+    } = await collectEvidence(alert('app-01'), loadInventory(inventoryFile), { httpTimeoutMs: 2000, analyzeLogs })
     expect(facts.available).toBe(true)
     expect(logsRead).toBe(true)
-    expect(logMatches.get('TD-02')?.text).toBe('ERROR java.lang.OutOfMemoryError: Java heap space password=[REDACTED]')
+    const matches = 'matches' in facts.log ? facts.log.matches : new Map()
+    expect(matches.get('OutOfMemoryError: Java heap space')?.text).toBe(
+      'ERROR java.lang.OutOfMemoryError: Java heap space password=[REDACTED]',
+    )
     expect(facts.metrics.heapUsedRatio).toBe(0.95)
     expect(facts.probe).toMatchObject({ outcome: 'http_error', statusCode: 503 })
     expect(summary.instanceKnown).toBe(true)
@@ -282,7 +281,7 @@ describe('collectEvidence (D14, D17)', () => {
 
   it('costs a hung metrics or health endpoint at most its timeout', async () => {
     const started = performance.now()
-    const { facts, summary } = await collectEvidence(alert('app-hung'), loadInventory(inventoryFile), {
+    const { evidence: facts, summary } = await collectEvidence(alert('app-hung'), loadInventory(inventoryFile), {
       httpTimeoutMs: 300,
       analyzeLogs,
     })
@@ -293,7 +292,7 @@ describe('collectEvidence (D14, D17)', () => {
   })
 
   it('follows no redirect', async () => {
-    const { facts } = await collectEvidence(alert('app-redirect'), loadInventory(inventoryFile), {
+    const { evidence: facts } = await collectEvidence(alert('app-redirect'), loadInventory(inventoryFile), {
       httpTimeoutMs: 1000,
       analyzeLogs,
     })
@@ -303,10 +302,13 @@ describe('collectEvidence (D14, D17)', () => {
   it('gives no evidence when every source fails, and for unknown or hostile instances', async () => {
     const inventory = loadInventory(inventoryFile)
     const down = await collectEvidence(alert('app-down'), inventory, { httpTimeoutMs: 1000, analyzeLogs })
-    expect(down.facts.available).toBe(false)
-    expect(down.facts.probe.outcome).toBe('refused')
+    expect(down.evidence.available).toBe(false)
+    expect(down.evidence.probe.outcome).toBe('refused')
     for (const instance of ['app-02', '../../etc/passwd', '__proto__', 'constructor', `app-01\r\nX: y`]) {
-      const { facts, summary } = await collectEvidence(alert(instance), inventory, { httpTimeoutMs: 1000, analyzeLogs })
+      const { evidence: facts, summary } = await collectEvidence(alert(instance), inventory, {
+        httpTimeoutMs: 1000,
+        analyzeLogs,
+      })
       expect(facts.available).toBe(false)
       expect(summary.instanceKnown).toBe(false)
     }

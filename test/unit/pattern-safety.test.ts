@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/paths.js'
+import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
 import { PatternSyntaxError, parsePattern } from '../../src/rules/pattern.js'
 import { findNestedQuantifier, PatternSafety } from '../../src/rules/pattern-safety.js'
 
@@ -96,10 +97,7 @@ describe('PatternSafety (recheck, D19)', () => {
 
   it('finds every shipped signature and seed pattern safe', async () => {
     const patterns: string[] = []
-    for (const family of ['td', 'ah', 'gc', 'th']) {
-      const file = JSON.parse(readFileSync(join(packageRoot, 'builtin-rules', `${family}.json`), 'utf8'))
-      for (const rule of file.rules) patterns.push(...rule.signatures)
-    }
+    for (const rule of loadBuiltinRules().rules) patterns.push(...rule.patterns)
     const seed = JSON.parse(readFileSync(join(packageRoot, 'builtin-rules', 'seed-rulepack.json'), 'utf8'))
     patterns.push(...seed.map((rule: { pattern: string }) => rule.pattern))
     expect(patterns.length).toBeGreaterThan(40)

@@ -1,16 +1,15 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Engine, type RuleProperties } from 'json-rules-engine'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { emptyFacts, withLogExcerpt } from '../../src/evidence/facts.js'
+import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { summarizeGc } from '../../src/evidence/gc-log.js'
 import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
-import { Catalogue } from '../../src/rules/catalogue.js'
+import { DiagnosisEngine } from '../../src/rules/diagnosis-engine.js'
 import { PatternSafety } from '../../src/rules/pattern-safety.js'
 import { RulesService } from '../../src/rules/rules-service.js'
 import { seedCustomRules } from '../../src/rules/seed.js'
-import type { CustomRule, EvidenceFacts } from '../../src/rules/types.js'
+import type { CustomRule, Evidence } from '../../src/rules/types.js'
 import { openDatabase } from '../../src/store/database.js'
 import { RulesRepository } from '../../src/store/rules-repository.js'
 import { excerptOfText } from '../../src/text/excerpt.js'
@@ -19,23 +18,29 @@ import { random } from '../helpers/random.js'
 
 const alert = { alertname: 'AppServerHealthCheckFailing', instance: 'app-01', severity: 'critical' }
 
-function factsFor(branch: string): EvidenceFacts {
+function evidenceFor(branch: string): Evidence {
   const evidence = branchEvidence[branch]
   if (!evidence) throw new Error(`no evidence for ${branch}`)
   return 'log' in evidence
-    ? withLogExcerpt(emptyFacts(alert), evidence.log)
-    : { ...emptyFacts(alert), ...evidence.facts }
+    ? withLogText(emptyEvidence(alert), evidence.log)
+    : { ...emptyEvidence(alert), ...evidence.facts }
 }
 
+/** A rules service on a real SQLite file, with a live engine that follows its registrations. */
 function newService(file = join(mkdtempSync(join(tmpdir(), 'diag-rules-')), 'rules.db')) {
   const db = openDatabase(file)
-  return { service: new RulesService(new RulesRepository(db), new PatternSafety()), db, file }
+  const service = new RulesService(new RulesRepository(db), new PatternSafety())
+  const { rules: builtins, versions } = loadBuiltinRules()
+  const engine = new DiagnosisEngine(builtins, versions, service.catalogue.custom)
+  service.onRegistered((rule) => engine.addCustomRule(rule))
+  return { service, engine, db, file }
 }
 
-describe('the rule catalogue (D18, D21, D29)', () => {
+describe('the rule catalogue and its live engine', () => {
   let service: RulesService
+  let engine: DiagnosisEngine
   beforeAll(async () => {
-    service = newService().service
+    ;({ service, engine } = newService())
     expect(await seedCustomRules(service)).toBe(10)
   })
 
@@ -62,7 +67,7 @@ describe('the rule catalogue (D18, D21, D29)', () => {
   })
 
   it.each(Object.keys(branchEvidence))('diagnoses %s from its evidence', async (branch) => {
-    const diagnosis = await service.diagnose(factsFor(branch))
+    const diagnosis = await engine.diagnose(evidenceFor(branch))
     expect(diagnosis.primary.rule.branch).toBe(branch)
     if ('log' in (branchEvidence[branch] as object) && branch !== 'TD-08' && !branch.startsWith('GC-0')) {
       expect(diagnosis.primary.logMatch?.line).toBeGreaterThan(0)
@@ -70,37 +75,37 @@ describe('the rule catalogue (D18, D21, D29)', () => {
   })
 
   it('diagnoses TD-07 when no evidence at all was collected', async () => {
-    const diagnosis = await service.diagnose(emptyFacts(alert))
+    const diagnosis = await engine.diagnose(emptyEvidence(alert))
     expect(diagnosis.primary.rule.branch).toBe('TD-07')
     expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-07'])
   })
 
   it('matches nothing but TD-08 on a benign excerpt', async () => {
-    const diagnosis = await service.diagnose(withLogExcerpt(emptyFacts(alert), benignLog))
+    const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), benignLog))
     expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-08'])
     expect(diagnosis.trace.filter((t) => t.matched).map((t) => t.branch)).toEqual(['TD-08'])
     expect(diagnosis.trace).toHaveLength(30)
   })
 
-  it('ranks several matches by D21 and lists them all', async () => {
+  it("ranks several matches by their rules' priorities and lists them all", async () => {
     const log = [branchEvidence['GC-03'], branchEvidence['TD-13'], branchEvidence['TH-02'], branchEvidence['TD-02']]
       .map((e) => (e as { log: string }).log)
       .join('\n')
-    const facts = {
-      ...withLogExcerpt(emptyFacts(alert), log),
+    const evidence = {
+      ...withLogText(emptyEvidence(alert), log),
       probe: { outcome: 'timeout' as const, statusCode: null, latencyMs: 5000 },
     }
-    const diagnosis = await service.diagnose(facts)
+    const diagnosis = await engine.diagnose(evidence)
     // confirmed: custom TD-13 before built-in TD-02; probable: TH-02, GC-03, AH-05 by family.
     expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-13', 'TD-02', 'TH-02', 'GC-03', 'AH-05'])
   })
 
   it('prefers GC-01 and GC-02 over the less specific GC-03', async () => {
-    const gc01 = await service.diagnose(factsFor('GC-01'))
+    const gc01 = await engine.diagnose(evidenceFor('GC-01'))
     expect(gc01.matches.map((m) => m.rule.branch)).toEqual(['GC-01'])
-    const gc02 = await service.diagnose(
-      withLogExcerpt(
-        emptyFacts(alert),
+    const gc02 = await engine.diagnose(
+      withLogText(
+        emptyEvidence(alert),
         `${(branchEvidence['GC-02'] as { log: string }).log}\n${(branchEvidence['GC-03'] as { log: string }).log}`,
       ),
     )
@@ -109,7 +114,7 @@ describe('the rule catalogue (D18, D21, D29)', () => {
 })
 
 describe('after a restart', () => {
-  it('rebuilds the live catalogue from SQLite and builtin-rules/', async () => {
+  it('builds the catalogue and the engine again from SQLite and builtin-rules/', async () => {
     const first = newService()
     await seedCustomRules(first.service)
     await first.service.register(
@@ -130,15 +135,15 @@ describe('after a restart', () => {
     const second = newService(first.file)
     expect(second.service.list()).toHaveLength(31)
     expect(await seedCustomRules(second.service)).toBe(0)
-    const diagnosis = await second.service.diagnose(
-      withLogExcerpt(emptyFacts(alert), 'ERROR FeedStalledException in importer'),
+    const diagnosis = await second.engine.diagnose(
+      withLogText(emptyEvidence(alert), 'ERROR FeedStalledException in importer'),
     )
     expect(diagnosis.primary.rule).toMatchObject({ id: 11, branch: 'OPS-07', createdBy: 'ops' })
     second.db.close()
   })
 })
 
-describe('custom rules in the engine (D19, D21)', () => {
+describe('custom rules in the engine', () => {
   const custom = (id: number, pattern: string, extra: Partial<CustomRule> = {}): CustomRule => ({
     id,
     ruleId: null,
@@ -159,24 +164,20 @@ describe('custom rules in the engine (D19, D21)', () => {
   const log = `${(branchEvidence['TD-02'] as { log: string }).log}\nORDERS-7: timeout talking to shard-12\nbatch job 44 failed`
 
   it('limits a rule with a ruleId to alerts of that alertname', async () => {
-    const catalogue = new Catalogue(
-      builtins,
-      [
-        custom(1, 'batch job 44 failed', {
-          ruleId: 'BatchJobFailed',
-          classification: 'confirmed_cause',
-          confidence: 'high',
-        }),
-      ],
-      versions,
-    )
-    const other = await catalogue.diagnose(withLogExcerpt(emptyFacts(alert), log))
+    const engine = new DiagnosisEngine(builtins, versions, [
+      custom(1, 'batch job 44 failed', {
+        ruleId: 'BatchJobFailed',
+        classification: 'confirmed_cause',
+        confidence: 'high',
+      }),
+    ])
+    const other = await engine.diagnose(withLogText(emptyEvidence(alert), log))
     expect(other.primary.rule.branch).toBe('TD-02')
-    const own = await catalogue.diagnose(withLogExcerpt(emptyFacts({ ...alert, alertname: 'BatchJobFailed' }), log))
+    const own = await engine.diagnose(withLogText(emptyEvidence({ ...alert, alertname: 'BatchJobFailed' }), log))
     expect(own.primary.rule.branch).toBe('CX-01')
   })
 
-  it('gives the same findings whatever order the catalogue was built in (property, 200 permutations)', async () => {
+  it('gives the same findings whatever order the engine got its rules in (property, 200 permutations)', async () => {
     const rules = [
       custom(1, 'ORDERS-7'),
       custom(2, '/timeout talking to shard-[0-9]{1,3}/', { classification: 'confirmed_cause', confidence: 'high' }),
@@ -185,11 +186,11 @@ describe('custom rules in the engine (D19, D21)', () => {
       custom(5, 'not in the log'),
       custom(6, '/JAVA HEAP/i'),
     ]
-    const facts = {
-      ...withLogExcerpt(emptyFacts(alert), log),
+    const evidence = {
+      ...withLogText(emptyEvidence(alert), log),
       probe: { outcome: 'http_error' as const, statusCode: 500, latencyMs: 3 },
     }
-    const reference = await new Catalogue(builtins, rules, versions).diagnose(facts)
+    const reference = await new DiagnosisEngine(builtins, versions, rules).diagnose(evidence)
     const expected = reference.matches.map((m) => m.rule.id)
     expect(expected).toEqual([2, 3, 'builtin-TD-02', 1, 4, 6, 'builtin-AH-04'])
     let seed = 7
@@ -203,73 +204,75 @@ describe('custom rules in the engine (D19, D21)', () => {
       return copy
     }
     for (let round = 0; round < 200; round++) {
-      const diagnosis = await new Catalogue(shuffle(builtins), shuffle(rules), versions).diagnose(facts)
+      const diagnosis = await new DiagnosisEngine(shuffle(builtins), versions, shuffle(rules)).diagnose(evidence)
       expect(diagnosis.matches.map((m) => m.rule.id)).toEqual(expected)
     }
   })
 
   it('matches only the last 512 Ki characters of an oversized excerpt', async () => {
-    const catalogue = new Catalogue(builtins, [custom(1, 'early marker line')], versions)
+    const engine = new DiagnosisEngine(builtins, versions, [custom(1, 'early marker line')])
     const huge = `early marker line\n${'x'.repeat(600 * 1024)}\nORDERS-7 late`
-    const diagnosis = await catalogue.diagnose(withLogExcerpt(emptyFacts(alert), huge))
+    const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), huge))
     expect(diagnosis.primary.rule.branch).toBe('TD-08')
   })
 
-  it('leaves out only rules the engine would find false: same matches as every rule in one engine (property)', async () => {
-    const catalogue = new Catalogue(
-      builtins,
-      [custom(1, 'ORDERS-7', { ruleId: 'BatchJobFailed' }), custom(2, 'x')],
-      versions,
-    )
-    const everything = (facts: EvidenceFacts, keys: string[]) =>
-      new Engine(
-        catalogue.rules.map((rule) => ({
-          name: String(rule.id),
-          conditions: ('conditions' in rule
-            ? rule.conditions
-            : {
-                all: [
-                  { fact: 'logPatterns', operator: 'contains', value: `custom-${rule.id}` },
-                  ...(rule.ruleId
-                    ? [{ fact: 'alert', path: '$.alertname', operator: 'equal', value: rule.ruleId }]
-                    : []),
-                ],
-              }) as RuleProperties['conditions'],
-          event: { type: 'match' },
-        })),
-        { allowUndefinedFacts: true },
-      )
-        .run({ logPatterns: keys, evidence: { available: facts.available }, ...facts })
-        .then((result) => new Set(result.results.map((r) => r.name)))
+  it('reaches TD-07 or TD-08 through the engine exactly when no other rule matched (property, 300 rounds)', async () => {
+    const engine = new DiagnosisEngine(builtins, versions, [
+      custom(1, 'ORDERS-7', { ruleId: 'BatchJobFailed' }),
+      custom(2, 'shard-12'),
+    ])
     const next = random(2111)
     const pick = <T>(values: readonly T[]) => values[Math.floor(next() * values.length)] as T
-    const keys = [...builtins.map((rule) => rule.branch), 'custom-1', 'custom-2']
+    const lines = [
+      ...builtins.flatMap((rule) => rule.patterns.filter((p) => !p.startsWith('/'))),
+      'ORDERS-7',
+      'shard-12',
+    ]
     for (let round = 0; round < 300; round++) {
-      const base = emptyFacts({ ...alert, alertname: pick(['AppServerHealthCheckFailing', 'BatchJobFailed']) })
-      const facts: EvidenceFacts = {
+      const base = emptyEvidence({ ...alert, alertname: pick(['AppServerHealthCheckFailing', 'BatchJobFailed']) })
+      const text = lines.filter(() => next() < 0.05).join('\n')
+      const evidence: Evidence = {
         ...base,
-        available: next() < 0.8,
-        gc: { fullCollections: 5, fullCollectionsHighOccupancy: pick([0, 3, 5]), maxPauseMs: pick([0, 1500]) },
-        container: { ...base.container, oomKilled: next() < 0.2, crashExits: pick([0, 2]), errorExits: pick([0, 1]) },
+        available: text.length > 0 || next() < 0.7,
+        log: { text },
+        gc: { fullCollections: 5, fullCollectionsHighOccupancy: pick([0, 0, 3]), maxPauseMs: pick([0, 0, 1500]) },
+        container: {
+          ...base.container,
+          oomKilled: next() < 0.1,
+          crashExits: pick([0, 0, 2]),
+          errorExits: pick([0, 0, 1]),
+        },
         metrics: { heapUsedRatio: pick([null, 0.5, 0.95]), threads: null },
-        probe: { ...base.probe, outcome: pick(['ok', 'http_error', 'timeout', 'unavailable'] as const) },
+        probe: { ...base.probe, outcome: pick(['ok', 'ok', 'http_error', 'timeout', 'unavailable'] as const) },
       }
-      const present = keys.filter(() => next() < 0.15)
-      const matches = new Map(present.map((key) => [key, { line: 1, text: key, context: [] }]))
-      const diagnosis = await catalogue.evaluate(facts, matches as never)
-      const expected = await everything(facts, present)
-      expect({ round, matched: diagnosis.trace.filter((t) => t.matched).map((t) => String(t.id)) }).toEqual({
+      const diagnosis = await engine.diagnose(evidence)
+      const branches = diagnosis.matches.map((m) => m.rule.branch)
+      const fallbacks = branches.filter((b) => b === 'TD-07' || b === 'TD-08')
+      const specific = diagnosis.trace.filter((t) => t.matched && t.branch !== 'TD-07' && t.branch !== 'TD-08')
+      expect({ round, fallbacks }).toEqual({
         round,
-        matched: catalogue.rules.map((rule) => String(rule.id)).filter((id) => expected.has(id)),
+        fallbacks: specific.length > 0 ? [] : [evidence.available ? 'TD-08' : 'TD-07'],
       })
+      expect(branches).toHaveLength(specific.length || 1)
     }
   })
 
-  it('evaluates concurrently on one catalogue without interference', async () => {
-    const catalogue = new Catalogue(builtins, [custom(1, 'ORDERS-7')], versions)
-    // This catalogue has no seed rules, so TD-09..TD-18 are left out.
+  it('adds a registered rule to the same engine instance: one rule more, used by the next run', async () => {
+    const engine = new DiagnosisEngine(builtins, versions, [])
+    const before = { instance: engine.instance, rules: engine.ruleCount }
+    const evidence = withLogText(emptyEvidence(alert), 'ERROR ORDERS-7: timeout talking to shard-12')
+    expect((await engine.diagnose(evidence)).primary.rule.branch).toBe('TD-08')
+    engine.addCustomRule(custom(7, 'ORDERS-7'))
+    const diagnosis = await engine.diagnose(evidence)
+    expect(diagnosis.primary.rule.branch).toBe('CX-07')
+    expect(diagnosis.catalogue.engine).toEqual({ instance: before.instance, rules: before.rules + 1 })
+  })
+
+  it('serialises concurrent runs on one engine without interference', async () => {
+    const engine = new DiagnosisEngine(builtins, versions, [custom(1, 'ORDERS-7')])
+    // This engine has no seed rules, so TD-09..TD-18 are left out.
     const branches = Object.keys(branchEvidence).filter((b) => !/^TD-(09|1\d)$/.test(b))
-    const results = await Promise.all(branches.map((b) => catalogue.diagnose(factsFor(b))))
+    const results = await Promise.all(branches.map((b) => engine.diagnose(evidenceFor(b))))
     expect(results.map((r) => r.primary.rule.branch)).toEqual(branches)
   })
 })

@@ -1,4 +1,4 @@
-import type { EvidenceFacts } from '../rules/types.js'
+import type { Evidence } from '../rules/types.js'
 import { excerptOfText } from '../text/excerpt.js'
 import { summarizeGc } from './gc-log.js'
 
@@ -8,12 +8,12 @@ export interface AlertIdentity {
   severity: string
 }
 
-/** Facts with nothing collected: the starting point the collectors fill in. */
-export function emptyFacts(alert: AlertIdentity): EvidenceFacts {
+/** Evidence with nothing collected: the starting point the collectors fill in. */
+export function emptyEvidence(alert: AlertIdentity): Evidence {
   return {
     available: false,
     alert,
-    logText: '',
+    log: { text: '' },
     gc: { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 },
     container: { events: 0, oomKilled: false, crashExits: 0, errorExits: 0, exitCodes: [] },
     metrics: { heapUsedRatio: null, threads: null },
@@ -21,8 +21,8 @@ export function emptyFacts(alert: AlertIdentity): EvidenceFacts {
   }
 }
 
-/** Facts from a (redacted) log excerpt alone, as `diag rules test` and the log collector use. */
-export function withLogExcerpt(facts: EvidenceFacts, logText: string): EvidenceFacts {
-  if (logText.length === 0) return facts
-  return { ...facts, available: true, logText, gc: summarizeGc(excerptOfText(logText)) }
+/** Evidence from a (redacted) log excerpt alone, as `diag rules test` and tests use it. */
+export function withLogText(evidence: Evidence, text: string): Evidence {
+  if (text.length === 0) return evidence
+  return { ...evidence, available: true, log: { text }, gc: summarizeGc(excerptOfText(text)) }
 }

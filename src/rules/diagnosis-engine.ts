@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto'
+import { type Almanac, Engine, type RuleResult } from 'json-rules-engine'
+import type { Family } from './builtin-loader.js'
+import { engineName, engineRule, type FindingParams, logFact, matches, matchesOperator } from './engine-rules.js'
+import { engineFacts } from './facts.js'
+import { PatternIndex, type PatternMatch, type PatternSource } from './pattern-index.js'
+import {
+  type BuiltinRule,
+  type CatalogueRule,
+  type CustomRule,
+  type Evidence,
+  isBuiltin,
+  type LogMatches,
+} from './types.js'
+
+export interface Finding {
+  rule: CatalogueRule
+  /** The first log line that matched one of the rule's patterns, when it matched on logs. */
+  logMatch: PatternMatch | null
+}
+
+export interface Diagnosis {
+  primary: Finding
+  /** Every finding, ranked (docs/design.md, "Ranking"): the primary first. */
+  matches: Finding[]
+  /** Every rule evaluated and whether it matched, in catalogue order. */
+  trace: Array<{ id: string | number; branch: string; matched: boolean }>
+  catalogue: {
+    builtinVersions: Record<Family, string>
+    customRules: number
+    lastCustomRuleId: number | null
+    /** The live engine that decided: its identity and how many rules it held. */
+    engine: { instance: string; rules: number }
+  }
+}
+
+/**
+ * The engine's own bound on the text it scans (the collectors already keep excerpts to
+ * 512 KiB): a 512 KiB UTF-8 excerpt has at most this many characters.
+ */
+export const maxExcerptChars = 512 * 1024
+
+/**
+ * Condition paths are `$.<name>` only (schemas/builtin-rules.schema.json, and `$.alertname`
+ * of scoped custom rules): a property read, instead of the default that evaluates a
+ * JSONPath expression for every condition of every event.
+ */
+function pathResolver(value: unknown, path: string): unknown {
+  const key = path.slice(2)
+  return value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined
+}
+
+/** Findings so far in this run: the fallbacks TD-07 and TD-08 run last and need none. */
+const findingsSoFar = (almanac: Almanac) =>
+  // getEvents is json-rules-engine's own record of a run; its typings omit it.
+  (almanac as unknown as { getEvents(outcome: 'success'): unknown[] }).getEvents('success').length
+
+/**
+ * One live json-rules-engine instance (docs/design.md, "Rules"): built once from the
+ * built-in rule files and the stored custom rules, then a registered rule is added to it
+ * with `addRule`. The engine decides every outcome: the fallbacks TD-07 and TD-08 are rules
+ * at the lowest priority that match when nothing else did, and findings rank by their
+ * rules' priorities. Log patterns enter through the `log` fact, which the shared scanner
+ * (PatternIndex) computes, once per run, from the excerpt, unless the evidence brings what
+ * the scanner already found while the excerpt was read and redacted.
+ *
+ * json-rules-engine keeps the state of a run on the instance, so runs are serialised.
+ */
+export class DiagnosisEngine {
+  /** Tells this instance from others in a report's provenance. */
+  readonly instance = randomUUID()
+  private readonly engine: Engine
+  /** Catalogue order: built-ins as loaded, then custom rules as registered. */
+  private readonly rules: CatalogueRule[] = []
+  private readonly byName = new Map<string, CatalogueRule>()
+  private readonly patterns = new Map<string, string[]>()
+  private readonly sources: PatternSource[] = []
+  private plainIndex: PatternIndex | undefined
+  private readonly markedIndexes = new WeakMap<readonly string[], { patterns: number; index: PatternIndex }>()
+  private custom = 0
+  private lastCustomRuleId: number | null = null
+  private running: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    builtins: readonly BuiltinRule[],
+    readonly builtinVersions: Record<Family, string>,
+    custom: readonly CustomRule[] = [],
+  ) {
+    this.engine = new Engine([], { allowUndefinedFacts: true, pathResolver })
+    this.engine.addOperator<unknown, unknown>(matchesOperator, matches)
+    this.engine.addFact<Promise<LogMatches>>(logFact, async (_params, almanac) =>
+      this.scan((await almanac.factValue<string | undefined>('logText')) ?? ''),
+    )
+    this.engine.addFact('findings', (_params, almanac) => findingsSoFar(almanac), { cache: false })
+    for (const rule of builtins) this.add(rule)
+    for (const rule of custom) this.addCustomRule(rule)
+  }
+
+  /** How many rules the engine instance itself holds. */
+  get ruleCount(): number {
+    return (this.engine as unknown as { rules: unknown[] }).rules.length
+  }
+
+  /** Hot-adds a registered rule: the next run uses it. */
+  addCustomRule(rule: CustomRule): void {
+    this.add(rule)
+    this.custom++
+    this.lastCustomRuleId = rule.id
+  }
+
+  private add(rule: CatalogueRule): void {
+    const name = engineName(rule)
+    if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
+    this.engine.addRule(engineRule(rule))
+    this.rules.push(rule)
+    this.byName.set(name, rule)
+    const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
+    this.patterns.set(name, patterns)
+    for (const source of patterns) this.sources.push({ key: source, source })
+    // The scanner's index covers every pattern: the next scan builds it again.
+    this.plainIndex = undefined
+  }
+
+  /** What the shared scanner finds in a (redacted) excerpt: the first line of each pattern. */
+  scan(text: string): LogMatches {
+    if (!text) return new Map()
+    this.plainIndex ??= PatternIndex.fromSources(this.sources)
+    return this.plainIndex.scan(text.length > maxExcerptChars ? text.slice(-maxExcerptChars) : text)
+  }
+
+  /**
+   * The scan of raw log bytes whose lines holding one of `markers` need `rewrite` first
+   * (redaction), in one pass: PatternIndex.scanRewriting. Returns the rewritten excerpt.
+   */
+  scanRewriting(raw: Buffer, markers: readonly string[], rewrite: (line: string) => string) {
+    let marked = this.markedIndexes.get(markers)
+    // Built again when a rule was added since.
+    if (!marked || marked.patterns !== this.sources.length) {
+      marked = { patterns: this.sources.length, index: PatternIndex.fromSources(this.sources, markers) }
+      this.markedIndexes.set(markers, marked)
+    }
+    return marked.index.scanRewriting(raw, rewrite)
+  }
+
+  /** Every rule run on the evidence; the findings ranked by their rules' priorities. */
+  diagnose(evidence: Evidence): Promise<Diagnosis> {
+    const run = this.running.then(() => this.runOnce(evidence))
+    this.running = run.catch(() => undefined)
+    return run
+  }
+
+  private async runOnce(evidence: Evidence): Promise<Diagnosis> {
+    const { results, almanac } = await this.engine.run(engineFacts(evidence))
+    const log = await almanac.factValue<LogMatches>(logFact)
+    const matched = new Set(results.map((result) => result.name))
+    const matches = [...results].sort(byRank).map((result): Finding => {
+      const rule = this.byName.get(result.name) as CatalogueRule
+      return { rule, logMatch: this.firstLine(result.name, log) }
+    })
+    const primary = matches[0]
+    if (!primary) throw new Error('the rules reached no outcome: TD-07 and TD-08 must be in the catalogue')
+    return {
+      primary,
+      matches,
+      trace: this.rules.map((rule) => ({
+        id: rule.id,
+        branch: rule.branch,
+        matched: matched.has(engineName(rule)),
+      })),
+      catalogue: {
+        builtinVersions: this.builtinVersions,
+        customRules: this.custom,
+        lastCustomRuleId: this.lastCustomRuleId,
+        engine: { instance: this.instance, rules: this.ruleCount },
+      },
+    }
+  }
+
+  /** The earliest line that matched one of the rule's patterns. */
+  private firstLine(name: string, log: LogMatches): PatternMatch | null {
+    let first: PatternMatch | null = null
+    for (const pattern of this.patterns.get(name) ?? []) {
+      const match = log.get(pattern)
+      if (match && (!first || match.line < first.line)) first = match
+    }
+    return first
+  }
+}
+
+/**
+ * Higher priority first; at equal priority built-ins by branch and custom rules by id
+ * (custom and built-in rules never share a priority): a total order, so the result does
+ * not depend on the order rules were added or evaluated in.
+ */
+function byRank(a: RuleResult, b: RuleResult): number {
+  const byPriority = (b.priority ?? 1) - (a.priority ?? 1)
+  if (byPriority !== 0) return byPriority
+  const pa = a.event?.params as FindingParams
+  const pb = b.event?.params as FindingParams
+  if (typeof pa.rule === 'number' && typeof pb.rule === 'number') return pa.rule - pb.rule
+  return pa.branch.localeCompare(pb.branch)
+}

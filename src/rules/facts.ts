@@ -1,0 +1,19 @@
+import { logFact } from './engine-rules.js'
+import type { Evidence } from './types.js'
+
+/**
+ * Evidence as the engine's facts, in this one place (docs/design.md, "Rules"). The log
+ * comes as its text (the engine's `log` fact scans it) or as what the scanner already
+ * found in it; either way the rules read `log`.
+ */
+export function engineFacts(evidence: Evidence): Record<string, unknown> {
+  return {
+    evidence: { available: evidence.available },
+    alert: evidence.alert,
+    gc: evidence.gc,
+    container: evidence.container,
+    metrics: evidence.metrics,
+    probe: evidence.probe,
+    ...('matches' in evidence.log ? { [logFact]: evidence.log.matches } : { logText: evidence.log.text }),
+  }
+}
