@@ -4,11 +4,11 @@ import { readLogTail } from '../evidence/log-tail.js'
 import { redactBytes } from '../evidence/redact.js'
 import { loadBuiltinRules } from '../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
-import { parsePattern } from '../rules/pattern.js'
 import { PatternSafety } from '../rules/pattern-safety.js'
 import { parseRuleInput, readRulepack } from '../rules/rule-input.js'
 import { seedRulepackFile } from '../rules/seed.js'
 import type { CustomRule } from '../rules/types.js'
+import { parsePattern } from '../text/pattern.js'
 import { type ClientOptions, call } from './client.js'
 
 export type Print = (line: string) => void

@@ -1,5 +1,5 @@
-import type { PatternMatch } from '../rules/pattern-index.js'
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
+import type { PatternMatch } from '../text/pattern-index.js'
 import { type GcSummary, summarizeGc } from './gc-log.js'
 import { collectTailsForRedaction, type LogFileSummary } from './log-collector.js'
 import { redactLine, secretMarkers } from './redact.js'

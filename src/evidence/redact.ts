@@ -1,5 +1,5 @@
-import { PatternIndex } from '../rules/pattern-index.js'
 import type { Excerpt } from '../text/excerpt.js'
+import { PatternIndex } from '../text/pattern-index.js'
 
 import { mask, secretSignatures } from './secret-signatures.js'
 

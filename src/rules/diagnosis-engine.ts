@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { type Almanac, Engine, type RuleResult } from 'json-rules-engine'
+import { PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
 import type { Family } from './builtin-loader.js'
 import { engineName, engineRule, type FindingParams, logFact, matches, matchesOperator } from './engine-rules.js'
 import { engineFacts } from './facts.js'
-import { PatternIndex, type PatternMatch, type PatternSource } from './pattern-index.js'
 import {
   type BuiltinRule,
   type CatalogueRule,

@@ -1,5 +1,5 @@
-import { PatternIndex } from './pattern-index.js'
-import { requiredLiterals } from './required-literals.js'
+import { PatternIndex } from '../text/pattern-index.js'
+import { requiredLiterals } from '../text/required-literals.js'
 
 /**
  * What a regular expression may cost on the worst text we can build for it, measured at

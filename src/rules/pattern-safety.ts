@@ -1,5 +1,5 @@
 import { check } from 'recheck'
-import type { Pattern } from './pattern.js'
+import type { Pattern } from '../text/pattern.js'
 import { patternCostBudget, worstScanMs } from './pattern-cost.js'
 
 export type SafetyVerdict = { safe: true } | { safe: false; reason: string }

@@ -1,7 +1,7 @@
 import { errors } from '../errors.js'
+import { type Pattern, PatternSyntaxError, parsePattern } from '../text/pattern.js'
 import { type Family, loadBuiltinRules } from './builtin-loader.js'
 import { Catalogue } from './catalogue.js'
-import { type Pattern, PatternSyntaxError, parsePattern } from './pattern.js'
 import type { PatternSafety } from './pattern-safety.js'
 import {
   type BuiltinRule,

@@ -1,4 +1,4 @@
-import type { PatternMatch } from './pattern-index.js'
+import type { PatternMatch } from '../text/pattern-index.js'
 
 // The shapes shared by the rules module: rule records (docs/design.md, "Rules") and evidence.
 

@@ -1,5 +1,5 @@
 import type { IncidentStatus, TransitionKind } from '../incidents/lifecycle.js'
-import type { OutgoingMail } from '../report/mail-transport.js'
+import type { OutgoingMail } from '../mail/outgoing-mail.js'
 
 // What the worker needs from storage and the queue, implemented in store/ and queue/ and
 // wired in service.ts, so that data keeps flowing one way (CONTRIBUTING.md).

@@ -4,7 +4,7 @@ import { mailOf } from '../incidents/lifecycle.js'
 import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.js'
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
-import type { Analysis } from './analysis-pool.js'
+import type { Analysis } from './analysis/analysis-pool.js'
 import type { IncidentRecord, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {

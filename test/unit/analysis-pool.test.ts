@@ -6,10 +6,10 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { packageRoot } from '../../src/paths.js'
 import type { CustomRule } from '../../src/rules/types.js'
-import { AnalysisPool, InProcessAnalysis } from '../../src/worker/analysis-pool.js'
+import { AnalysisPool, InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
 
 // The threads run the compiled script (test/global-setup.ts builds dist/ first).
-const threadScript = pathToFileURL(join(packageRoot, 'dist', 'src', 'worker', 'analysis-thread.js'))
+const threadScript = pathToFileURL(join(packageRoot, 'dist', 'src', 'worker', 'analysis', 'analysis-thread.js'))
 const log = { error: () => {} }
 
 const root = mkdtempSync(join(tmpdir(), 'diag-pool-'))

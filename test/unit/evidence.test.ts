@@ -19,7 +19,7 @@ import { collectLogs } from '../../src/evidence/log-collector.js'
 import { readLogTail } from '../../src/evidence/log-tail.js'
 import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
 import { collectSpool } from '../../src/evidence/spool-collector.js'
-import { InProcessAnalysis } from '../../src/worker/analysis-pool.js'
+import { InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
 
 const root = mkdtempSync(join(tmpdir(), 'diag-evidence-'))
 const outside = mkdtempSync(join(tmpdir(), 'diag-outside-'))

@@ -7,9 +7,9 @@ import { loadInventory } from '../../src/evidence/inventory.js'
 import { packageRoot } from '../../src/paths.js'
 import { checkTemplates } from '../../src/report/template-check.js'
 import { loadTemplates } from '../../src/report/templates.js'
-import { parsePattern } from '../../src/rules/pattern.js'
 import { PatternSafety } from '../../src/rules/pattern-safety.js'
 import { parseRuleInput, readRulepack } from '../../src/rules/rule-input.js'
+import { parsePattern } from '../../src/text/pattern.js'
 import { realTool } from '../helpers/real-tools.js'
 
 const examples = join(packageRoot, 'examples')

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fileTransport, type OutgoingMail, smtpTransport } from '../../src/report/mail-transport.js'
+import { fileTransport, smtpTransport } from '../../src/mail/mail-transport.js'
+import type { OutgoingMail } from '../../src/mail/outgoing-mail.js'
 import { parseMail, startSmtp, waitFor } from '../helpers/smtp.js'
 
 const mail = (over: Partial<OutgoingMail> = {}): OutgoingMail => ({

@@ -1,8 +1,8 @@
 import { simpleParser } from 'mailparser'
 import { describe, expect, it } from 'vitest'
+import { type BodyEncoding, composeMessage } from '../../src/mail/mime-message.js'
+import type { OutgoingMail } from '../../src/mail/outgoing-mail.js'
 import { headerValue } from '../../src/report/headers.js'
-import type { OutgoingMail } from '../../src/report/mail-transport.js'
-import { type BodyEncoding, composeMessage } from '../../src/report/mime-message.js'
 import { random } from '../helpers/random.js'
 
 const mail = (over: Partial<OutgoingMail> = {}): OutgoingMail => ({

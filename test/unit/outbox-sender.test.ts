@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { OutgoingMail } from '../../src/report/mail-transport.js'
-import { type DeliveryOutcome, type OutboxRow, OutboxSender } from '../../src/report/outbox-sender.js'
+import { type DeliveryOutcome, type OutboxRow, OutboxSender } from '../../src/mail/outbox-sender.js'
+import type { OutgoingMail } from '../../src/mail/outgoing-mail.js'
 import { waitFor } from '../helpers/smtp.js'
 
 const row = (id: number): OutboxRow => ({

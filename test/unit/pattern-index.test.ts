@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { parsePattern } from '../../src/rules/pattern.js'
-import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
-import { requiredLiterals } from '../../src/rules/required-literals.js'
 import { AhoCorasick } from '../../src/text/aho-corasick.js'
+import { parsePattern } from '../../src/text/pattern.js'
+import { type PatternEntry, PatternIndex } from '../../src/text/pattern-index.js'
+import { requiredLiterals } from '../../src/text/required-literals.js'
 import { random } from '../helpers/random.js'
 
 describe('requiredLiterals', () => {

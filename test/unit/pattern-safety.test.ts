@@ -4,8 +4,8 @@ import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/paths.js'
 import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
-import { PatternSyntaxError, parsePattern } from '../../src/rules/pattern.js'
 import { findNestedQuantifier, PatternSafety } from '../../src/rules/pattern-safety.js'
+import { PatternSyntaxError, parsePattern } from '../../src/text/pattern.js'
 
 const safety = new PatternSafety()
 

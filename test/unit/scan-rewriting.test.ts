@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { redactBytes, redactLine, secretMarkers, unblockPrivateKeys } from '../../src/evidence/redact.js'
-import { parsePattern } from '../../src/rules/pattern.js'
-import { type PatternEntry, PatternIndex } from '../../src/rules/pattern-index.js'
+import { parsePattern } from '../../src/text/pattern.js'
+import { type PatternEntry, PatternIndex } from '../../src/text/pattern-index.js'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
 import { random } from '../helpers/random.js'
 

@@ -1,5 +1,5 @@
-import { AhoCorasick } from '../text/aho-corasick.js'
-import { type Excerpt, excerptOf, excerptOfText } from '../text/excerpt.js'
+import { AhoCorasick } from './aho-corasick.js'
+import { type Excerpt, excerptOf, excerptOfText } from './excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 

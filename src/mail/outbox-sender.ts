@@ -1,4 +1,5 @@
-import type { MailTransport, OutgoingMail } from './mail-transport.js'
+import type { MailTransport } from './mail-transport.js'
+import type { OutgoingMail } from './outgoing-mail.js'
 
 export interface OutboxRow extends OutgoingMail {
   id: number

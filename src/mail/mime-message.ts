@@ -1,7 +1,7 @@
 import { domainToASCII } from 'node:url'
 import { encodeWords, foldLines } from 'nodemailer/lib/mime-funcs'
 import { encode as encodeQuotedPrintable, wrap as wrapQuotedPrintable } from 'nodemailer/lib/qp'
-import type { OutgoingMail } from './mail-transport.js'
+import type { OutgoingMail } from './outgoing-mail.js'
 
 export type BodyEncoding = 'base64' | 'quoted-printable'
 

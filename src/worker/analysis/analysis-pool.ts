@@ -1,8 +1,8 @@
 import { Worker } from 'node:worker_threads'
-import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../evidence/log-analysis.js'
-import { loadBuiltinRules } from '../rules/builtin-loader.js'
-import { type Diagnosis, DiagnosisEngine } from '../rules/diagnosis-engine.js'
-import type { CustomRule, Evidence } from '../rules/types.js'
+import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../../evidence/log-analysis.js'
+import { loadBuiltinRules } from '../../rules/builtin-loader.js'
+import { type Diagnosis, DiagnosisEngine } from '../../rules/diagnosis-engine.js'
+import type { CustomRule, Evidence } from '../../rules/types.js'
 
 /**
  * Where the worker reads logs and diagnoses: on analysis threads, or on the main thread.

@@ -1,9 +1,9 @@
 // The body of an analysis thread (see analysis-pool.ts): reads, redacts and scans logs and
 // runs the rules off the main thread, on one live engine built from the first message.
 import { parentPort } from 'node:worker_threads'
-import { analyzeLogs } from '../evidence/log-analysis.js'
-import { loadBuiltinRules } from '../rules/builtin-loader.js'
-import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
+import { analyzeLogs } from '../../evidence/log-analysis.js'
+import { loadBuiltinRules } from '../../rules/builtin-loader.js'
+import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
 import type { ThreadReply, ThreadRequest } from './analysis-pool.js'
 
 let engine: DiagnosisEngine | undefined

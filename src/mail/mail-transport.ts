@@ -2,19 +2,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import { address, composeMessage } from './mime-message.js'
-
-export interface OutgoingMail {
-  eventId: string
-  kind: 'diagnosis' | 'refire' | 'recovery'
-  /** Not sent while this event's mail is still pending: mails of an incident go in order. */
-  afterEventId: string | null
-  messageId: string
-  inReplyTo: string | null
-  subject: string
-  recipients: string[]
-  text: string
-  html: string
-}
+import type { OutgoingMail } from './outgoing-mail.js'
 
 export interface MailTransport {
   /** Delivers or throws; an error with `responseCode` >= 500 is permanent (D24). */
