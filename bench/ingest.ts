@@ -1,4 +1,4 @@
-// npm run bench:ingest: the webhook ingestion benchmark (issue 2, docs/performance.md).
+// npm run bench:ingest: the webhook ingestion benchmark (docs/performance.md).
 // Every figure is printed next to a baseline measured in the same run, because the
 // machines are shared and noisy: only the ratios mean something. It never fails on speed.
 import { type ChildProcess, spawn } from 'node:child_process'

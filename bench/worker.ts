@@ -1,6 +1,6 @@
 // npm run bench:worker: a storm of 500 distinct alerts, each for an instance with more than
 // 512 KiB of log, sent the way Alertmanager does (concurrent webhooks, a 503 retried after
-// its Retry-After), measured until the last report reaches a local SMTP server (issue 4).
+// its Retry-After), measured until the last report reaches a local SMTP server.
 // Prints events/s, alert-to-mail latency p50/p99 and the service's RSS. Never fails on speed.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'

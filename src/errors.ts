@@ -1,4 +1,4 @@
-// The one catalogue of coded errors (STYLE.md). Every error response has the body of
+// The one catalogue of coded errors (CONTRIBUTING.md, D7). Every error response has the body of
 // decision D7: {"error": code, "message": one sentence, "details"?: [...]}.
 
 export interface ErrorDetail {

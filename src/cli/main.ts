@@ -1,4 +1,4 @@
-// The `diag` command line (issue 3): argument parsing and dispatch, importable by tests.
+// The `diag` command line: argument parsing and dispatch, importable by tests.
 import { parseArgs } from 'node:util'
 import { clientOptions } from './client.js'
 import { listRules, pushRules, testRules } from './rules-commands.js'

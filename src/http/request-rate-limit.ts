@@ -4,7 +4,7 @@ import { errors } from '../errors.js'
 
 /** Requests per minute; 0 turns a limit off. */
 export interface RequestRateLimits {
-  /** Per token, on the rules and incidents APIs (D9b). */
+  /** Per token, on the rules and incidents APIs (D9). */
   perToken: number
   /** Per client address, for requests without a valid token: public endpoints, failed authentications. */
   perAddress: number

@@ -6,7 +6,7 @@ import { runMigrations } from './migrate.js'
 export type Db = Database.Database
 
 /**
- * Opens the one connection of the process (STYLE.md): WAL, synchronous=FULL so that a
+ * Opens the one connection of the process (CONTRIBUTING.md): WAL, synchronous=FULL so that a
  * committed transaction survives power loss as well as kill -9 (D11; better-sqlite3's
  * default NORMAL would not), foreign keys on, and a busy timeout of a few milliseconds.
  */

@@ -104,7 +104,7 @@ export class EventWriter {
   }
 
   /**
-   * D9a: a request is admitted while fewer than `capacity` events wait; an admitted request
+   * D9: a request is admitted while fewer than `capacity` events wait; an admitted request
    * may carry several alerts and so take the queue past it. The count is read inside the
    * batch's transaction, so it includes the requests admitted before this one.
    */

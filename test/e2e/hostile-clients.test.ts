@@ -7,7 +7,7 @@ import { type TLSSocket, connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 
-// Unauthenticated clients against the real process (issue 11, point 1). The attackers
+// Unauthenticated clients against the real process. The attackers
 // connect from 127.0.0.2 and 127.0.0.3, the honest client from 127.0.0.1: the bounds are
 // per client address, as they would be between hosts.
 const token = 'hostile-clients-token-0001'

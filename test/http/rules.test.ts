@@ -304,7 +304,7 @@ describe('rules API (spec, D19, D20)', () => {
   })
 })
 
-describe('the cap on custom rules (issue 11, point 7)', () => {
+describe('the cap on custom rules', () => {
   it('answers 409 rule_limit_reached beyond DIAG_MAX_CUSTOM_RULES, storing nothing', async () => {
     // The seed rulepack holds 10 rules: two more fit under a cap of 12.
     const t = await build({ DIAG_MAX_CUSTOM_RULES: '12' })

@@ -8,7 +8,7 @@ import { realTool } from '../helpers/real-tools.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
-// Real Prometheus Alertmanager and Prometheus from Debian's packages (issue 5). Where they
+// Real Prometheus Alertmanager and Prometheus from Debian's packages. Where they
 // are missing the tests skip loudly; .ci/run installs them and sets REQUIRE_REAL_TOOLS=1.
 const alertmanager = realTool('prometheus-alertmanager', 'prometheus-alertmanager')
 const prometheus = realTool('prometheus', 'prometheus')

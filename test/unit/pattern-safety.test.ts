@@ -110,7 +110,7 @@ describe('PatternSafety (recheck, D19)', () => {
   })
 })
 
-describe('the cost budget of a linear expression (issue 11, point 4)', () => {
+describe('the cost budget of a linear expression', () => {
   it('refuses /Timeout.{1000}/: recheck calls it safe, yet it reads 1,000 characters after every occurrence', async () => {
     expect((await check('Timeout.{1000}', '', { timeout: 10_000 })).status).toBe('safe')
     // recheck's proof gets the same 10 s here, so that a loaded machine does not refuse it

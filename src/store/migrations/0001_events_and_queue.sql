@@ -42,7 +42,7 @@ CREATE TABLE queue_items (
 CREATE INDEX queue_items_ready ON queue_items (available_at, id) WHERE status = 'queued';
 CREATE INDEX queue_items_leased ON queue_items (locked_until) WHERE status = 'processing';
 
--- Items per status, kept by triggers, so admission control (D9a) reads one row instead of
+-- Items per status, kept by triggers, so admission control (D9) reads one row instead of
 -- counting a queue that may be long.
 CREATE TABLE queue_depth (
   status  TEXT PRIMARY KEY,
