@@ -1,44 +1,27 @@
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
-import {
-  allScopes,
-  ensureGeneratedToken,
-  readTokensFile,
-  sha256,
-  type TokenEntry,
-  TokenVerifier,
-} from './auth/tokens.js'
+import type { TokenVerifier } from './auth/tokens.js'
 import type { Config } from './config/load.js'
-import { loadInventory } from './evidence/inventory.js'
-import { fileTransport, smtpTransport } from './mail/mail-transport.js'
-import { OutboxSender } from './mail/outbox-sender.js'
-import { createMetrics, type Metrics } from './metrics.js'
+import type { Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
-import { batchedClaims } from './queue/batched-claims.js'
-import { WorkQueue } from './queue/work-queue.js'
-import { Readiness } from './readiness.js'
-import { checkTemplates } from './report/template-check.js'
-import { loadTemplates } from './report/templates.js'
+import type { Readiness } from './readiness.js'
 import { PatternSafety } from './rules/pattern-safety.js'
 import { RulesService } from './rules/rules-service.js'
-import { seedCustomRules } from './rules/seed.js'
-import { type Db, openDatabase } from './store/database.js'
+import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
+import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
+import { openStorage, prepareDataDir, type Storage } from './startup/storage.js'
+import type { Db } from './store/database.js'
 import { EventWriter } from './store/event-writer.js'
-import { Housekeeping } from './store/housekeeping.js'
+import type { Housekeeping } from './store/housekeeping.js'
 import { IncidentsRepository } from './store/incidents-repository.js'
-import { sqliteOutboxStore } from './store/outbox-store.js'
-import { pruneOlderThan } from './store/retention.js'
 import { RulesRepository } from './store/rules-repository.js'
-import { StorageHealth } from './store/storage-health.js'
-import { sqliteWorkerStore } from './store/worker-store.js'
-import { WriteBatcher } from './store/write-batcher.js'
-import { ensureDevCertificates, readTlsMaterial } from './tls/dev-certificates.js'
-import { type Analysis, createAnalysis } from './worker/analysis/analysis-pool.js'
-import { processEvent } from './worker/process-event.js'
-import { QueueStallMonitor } from './worker/queue-stall.js'
-import { Worker } from './worker/worker.js'
+import { readTlsMaterial } from './tls/dev-certificates.js'
+import type { Analysis } from './worker/analysis/analysis-pool.js'
+import type { Worker } from './worker/worker.js'
+
+export type { Announce } from './startup/credentials.js'
 
 export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
   .version
@@ -60,93 +43,66 @@ export interface Service {
   stop(): Promise<void>
 }
 
-/** One line each for things an operator must see once (generated token, CA path). */
-export type Announce = (line: string) => void
-
-function loadTokens(config: Config, announce: Announce): TokenVerifier {
-  const entries: TokenEntry[] = config.apiTokensFile ? readTokensFile(config.apiTokensFile) : []
-  if (config.apiToken) entries.push({ name: 'default', hash: sha256(config.apiToken), scopes: allScopes })
-  if (entries.length === 0) {
-    const file = join(config.dataDir, 'api-token')
-    const { token, created } = ensureGeneratedToken(file)
-    if (created) announce(`generated API token (stored in ${file}, mode 0600, shown only now): ${token}`)
-    entries.push({ name: 'default', hash: sha256(token), scopes: allScopes })
-  }
-  return new TokenVerifier(entries)
-}
-
-async function loadTls(config: Config, announce: Announce) {
-  if (config.tls.certFile && config.tls.keyFile) {
-    return {
-      generatedCaFile: undefined,
-      files: { ...config.tls, certFile: config.tls.certFile, keyFile: config.tls.keyFile },
-    }
-  }
-  const dev = await ensureDevCertificates(join(config.dataDir, 'tls'))
-  if (dev.created) announce(`generated a local CA and server certificate; clients trust: ${dev.caFile}`)
-  const files = {
-    certFile: dev.certFile,
-    keyFile: dev.keyFile,
-    ...(config.tls.clientCaFile ? { clientCaFile: config.tls.clientCaFile } : {}),
-  }
-  return { generatedCaFile: dev.caFile, files }
-}
-
-/** Readiness and a gauge that follow whether the database takes writes (docs/operations.md). */
-function storageHealth(
-  db: Db,
-  readiness: Readiness,
-  metrics: Metrics,
-  log: () => Pick<FastifyBaseLogger, 'info' | 'error'> | undefined,
-): StorageHealth {
-  // A one-row write in its own IMMEDIATE transaction: it needs the write lock and a page
-  // of the journal, as every real write does.
-  const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
-  const probe = db.transaction(() => touch.run())
-  const lazyLog = {
-    info: (obj: object, msg: string) => log()?.info(obj, msg),
-    error: (obj: object, msg: string) => log()?.error(obj, msg),
-  }
-  return new StorageHealth(() => probe.immediate(), readiness, metrics, lazyLog, { probeMs: 1000 })
-}
-
+/**
+ * Builds and starts the service: credentials, storage, rules, the HTTPS app, what runs
+ * beside it, then listening, and only then the start-up checks, so that /health/ready
+ * tells "starting" and "startup_failed" apart from "not running" (D26).
+ */
 export async function startService(config: Config, announce: Announce = () => {}): Promise<Service> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  // Owner only, also when an older version or an operator created it with a wider mode.
-  chmodSync(config.dataDir, 0o700)
+  prepareDataDir(config.dataDir)
   const tls = await loadTls(config, announce)
   const tokens = loadTokens(config, announce)
-  const dbFile = join(config.dataDir, 'diagnostic.db')
-  const db = openDatabase(dbFile)
-  const metrics = createMetrics({ version, dbFile })
-  const readiness = new Readiness(metrics.ready)
-  // The app's logger exists once the app does; no write can fail before that.
-  let appLog: FastifyBaseLogger | undefined
-  const storage = storageHealth(db, readiness, metrics, () => appLog?.child({ component: 'storage' }))
-  let worker: Worker | undefined
-  const writer = new EventWriter(db, {
-    queueCapacity: config.queueCapacity,
-    commits: metrics.ingestCommits,
-    onQueued: () => worker?.kick(),
-    health: storage,
-  })
+  const storage = openStorage(config.dataDir, version)
   const rules = new RulesService(
-    new RulesRepository(db, storage),
+    new RulesRepository(storage.db, storage.health),
     new PatternSafety(),
     undefined,
     undefined,
     config.maxCustomRules,
   )
+  let worker: Worker | undefined
+  const writer = new EventWriter(storage.db, {
+    queueCapacity: config.queueCapacity,
+    commits: storage.metrics.ingestCommits,
+    onQueued: () => worker?.kick(),
+    health: storage.health,
+  })
+  const app = await createApp(config, storage, tokens, writer, rules, tls.files)
+  storage.useLog(app.log)
+  const background = createBackground(config, storage, rules, app.log)
+  const stop = stopOnce(config, app, storage, writer, background, () => worker)
+  await listen(app, config, storage, background)
+  try {
+    const checked = await checkStartup(config, storage, rules, background, app.log)
+    worker = startBackground(config, storage, background, checked, version, app.log)
+    storage.readiness.set('ready')
+  } catch (error) {
+    storage.readiness.set('startup_failed')
+    app.log.error({ err: error }, 'startup check failed; the service stays not ready')
+  }
+  const { db, metrics, readiness } = storage
+  const { analysis, housekeeping } = background
+  const url = serviceUrl(app, config)
+  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
+}
 
-  const material = readTlsMaterial(tls.files)
+async function createApp(
+  config: Config,
+  storage: Storage,
+  tokens: TokenVerifier,
+  writer: EventWriter,
+  rules: RulesService,
+  tlsFiles: Parameters<typeof readTlsMaterial>[0],
+): Promise<FastifyInstance> {
+  const material = readTlsMaterial(tlsFiles)
   const app = await buildApp(
     {
-      readiness,
-      metrics,
+      readiness: storage.readiness,
+      metrics: storage.metrics,
       tokens,
       writer,
       rules,
-      incidents: new IncidentsRepository(db),
+      incidents: new IncidentsRepository(storage.db),
       version,
       rateLimits: config.rateLimits,
     },
@@ -162,150 +118,57 @@ export async function startService(config: Config, announce: Announce = () => {}
       connectionLimits: config.connectionLimits,
     },
   )
-  appLog = app.log
   if (config.unknownEnvKeys.length > 0) {
     app.log.warn({ keys: config.unknownEnvKeys }, 'ignoring unknown DIAG_* environment variables')
   }
+  return app
+}
 
-  const transport = config.smtpUrl
-    ? smtpTransport(config.smtpUrl, config.mailFrom)
-    : fileTransport(join(config.dataDir, 'outbox'), config.mailFrom)
-  const sender = new OutboxSender(
-    sqliteOutboxStore(db),
-    transport,
-    metrics,
-    {
-      maxAttempts: config.mailMaxAttempts,
-      baseDelayMs: config.mailRetryBaseMs,
-      maxDelayMs: 10 * 60_000,
-      pollMs: 1000,
-      batch: 16,
-    },
-    app.log.child({ component: 'mail' }),
-    Date.now,
-    storage,
-  )
+async function listen(app: FastifyInstance, config: Config, storage: Storage, background: Background) {
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (error) {
+    await background.analysis.close()
+    storage.db.close()
+    throw error
+  }
+}
 
-  const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
-  const stallMonitor = new QueueStallMonitor(
-    () => {
-      const depth = queue.depth()
-      return { queued: depth.queued ?? 0, finished: (depth.done ?? 0) + (depth.failed ?? 0) }
-    },
-    readiness,
-    { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
-  )
-  const housekeeping = new Housekeeping(
-    (cutoff) => pruneOlderThan(db, cutoff),
-    metrics,
-    { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
-    app.log.child({ component: 'housekeeping' }),
-    Date.now,
-    storage,
-  )
+function serviceUrl(app: FastifyInstance, config: Config): string {
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  return `https://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
 
-  const batcher = new WriteBatcher(db, { name: 'worker', health: storage })
-  const analysis = createAnalysis(
-    config.analysisThreads,
-    () => rules.catalogue.custom,
-    app.log.child({ component: 'analysis' }),
-    { timeoutMs: config.analysisTimeoutMs, onTimeout: () => metrics.analysisTimeouts.inc() },
-  )
-  rules.onRegistered((rule) => analysis.addCustomRule(rule))
-
+/** D28, once however often it is called. */
+function stopOnce(
+  config: Config,
+  app: FastifyInstance,
+  storage: Storage,
+  writer: EventWriter,
+  background: Background,
+  worker: () => Worker | undefined,
+): () => Promise<void> {
   let stopping: Promise<void> | undefined
-  const stop = () => {
+  return () => {
     stopping ??= (async () => {
-      readiness.set('shutting_down')
-      storage.stop()
-      housekeeping.stop()
-      stallMonitor.stop()
+      storage.readiness.set('shutting_down')
+      storage.health.stop()
+      background.housekeeping.stop()
+      background.stallMonitor.stop()
       // Requests in flight get half the shutdown bound to finish; then every connection
       // still open (a client that pipelines and never reads, say) is cut.
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2))
       await app.close()
       clearTimeout(cut)
-      await worker?.stop(Math.floor(config.shutdownTimeoutMs / 2))
-      await analysis.close()
-      await sender.stop()
+      await worker()?.stop(Math.floor(config.shutdownTimeoutMs / 2))
+      await background.analysis.close()
+      await background.sender.stop()
       writer.flush()
-      batcher.flush()
-      db.close()
+      background.batcher.flush()
+      storage.db.close()
     })()
     return stopping
   }
-
-  try {
-    await app.listen({ host: config.host, port: config.port })
-  } catch (error) {
-    await analysis.close()
-    db.close()
-    throw error
-  }
-  const address = app.server.address()
-  const port = typeof address === 'object' && address ? address.port : config.port
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
-  const url = `https://${host.includes(':') ? `[${host}]` : host}:${port}`
-
-  // Listening first and then checking lets /health/ready tell "starting" and
-  // "startup_failed" apart from "not running" (D26).
-  try {
-    const check = db.pragma('quick_check', { simple: true })
-    if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
-    const seeded = await seedCustomRules(rules)
-    if (seeded > 0) app.log.info({ rules: seeded }, 'registered the seed rulepack (D29)')
-    const inventory = loadInventory(config.inventoryFile)
-    const templates = loadTemplates(config.templatesDir)
-    checkTemplates(templates)
-    await analysis.ready()
-    const deps = {
-      store: sqliteWorkerStore(db, batcher),
-      inventory,
-      analysis,
-      templates,
-      mailTo: config.mailTo,
-      version,
-      httpTimeoutMs: config.httpTimeoutMs,
-      followWaitMs: config.followWaitSeconds * 1000,
-      now: () => new Date(),
-    }
-    worker = new Worker(
-      batchedClaims(queue, batcher),
-      async (lease, complete) => {
-        const outcome = await processEvent(lease.eventId, deps, complete)
-        sender.kick()
-        return outcome
-      },
-      metrics,
-      {
-        concurrency: config.workerConcurrency,
-        leaseMs: config.leaseMs,
-        sweepMs: Math.max(500, Math.floor(config.leaseMs / 4)),
-        pollMs: 1000,
-        maxAttempts: 5,
-        retryBaseMs: 5000,
-        hostFaultDelayMs: 5000,
-      },
-      app.log.child({ component: 'worker' }),
-    )
-    sender.start()
-    housekeeping.start()
-    stallMonitor.start()
-    if (config.workerEnabled) worker.start()
-    app.log.info(
-      {
-        mail: transport.description,
-        inventory: config.inventoryFile,
-        worker: config.workerEnabled,
-        analysisThreads: config.analysisThreads,
-      },
-      'worker ready',
-    )
-    readiness.set('ready')
-  } catch (error) {
-    worker = undefined
-    readiness.set('startup_failed')
-    app.log.error({ err: error }, 'startup check failed; the service stays not ready')
-  }
-  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
 }
