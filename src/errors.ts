@@ -39,18 +39,6 @@ export const errors = {
     new AppError(400, 'invalid_rule_schema', message, details ? { details } : {}),
   invalidQueryParameter: (message: string, details?: ErrorDetail[]) =>
     new AppError(400, 'invalid_query_parameter', message, details ? { details } : {}),
-  unsafeRegexPattern: (reason: string) =>
-    new AppError(400, 'unsafe_regex_pattern', `The pattern is unsafe to run over log text: ${reason}.`, {
-      details: [{ path: '/pattern', message: reason }],
-    }),
-  ruleConflict: (code: 'rule_branch_conflict' | 'rule_name_conflict' | 'rule_pattern_conflict', message: string) =>
-    new AppError(409, code, message),
-  ruleLimitReached: (limit: number) =>
-    new AppError(
-      409,
-      'rule_limit_reached',
-      `The catalogue holds its maximum of ${limit} custom rules (DIAG_MAX_CUSTOM_RULES).`,
-    ),
   notFound: (message = 'No such resource.') => new AppError(404, 'not_found', message),
   methodNotAllowed: (allow: string) =>
     new AppError(405, 'method_not_allowed', 'Rules are append-only: this method is not allowed.', {

@@ -1,10 +1,10 @@
-import { AppError } from '../errors.js'
 import { emptyEvidence, withLogText } from '../evidence/empty-evidence.js'
 import { readLogTail } from '../evidence/log-tail.js'
 import { redactBytes } from '../evidence/redact.js'
 import { loadBuiltinRules } from '../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
 import { PatternSafety } from '../rules/pattern-safety.js'
+import { RuleRejectedError } from '../rules/rule-errors.js'
 import { parseRuleInput, readRulepack } from '../rules/rule-input.js'
 import { seedRulepackFile } from '../rules/seed.js'
 import type { CustomRule } from '../rules/types.js'
@@ -94,12 +94,12 @@ export async function testRules(
     try {
       const rule = toRule(body, 1000 + index, 'diag-rules-test')
       const verdict = await safety.verdict(parsePattern(rule.pattern))
-      if (!verdict.safe) throw new AppError(400, 'unsafe_regex_pattern', `unsafe pattern: ${verdict.reason}`)
+      if (!verdict.safe) throw new RuleRejectedError('unsafe_pattern', `unsafe pattern: ${verdict.reason}`)
       candidates.push(rule)
     } catch (error) {
       invalid++
       const details =
-        error instanceof AppError && error.details
+        error instanceof RuleRejectedError && error.details
           ? ` (${error.details.map((d) => `${d.path} ${d.message}`).join('; ')})`
           : ''
       print(`${name}: INVALID: ${(error as Error).message}${details}`)

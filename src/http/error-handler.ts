@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
 import { isHostFault } from '../host-faults.js'
+import { RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
 
 /**
  * Turns every error into the D7 body. Fastify's own errors (body limits, content types,
@@ -13,8 +14,22 @@ import { isHostFault } from '../host-faults.js'
 // The background probe of the storage runs every second (store/storage-health.ts).
 const storageRetryAfterSeconds = 5
 
+/** The answer to each reason the rules module refuses a rule. */
+const ruleRejections: Record<RuleRejection, [number, string]> = {
+  invalid_rule: [400, 'invalid_rule_schema'],
+  unsafe_pattern: [400, 'unsafe_regex_pattern'],
+  branch_conflict: [409, 'rule_branch_conflict'],
+  name_conflict: [409, 'rule_name_conflict'],
+  pattern_conflict: [409, 'rule_pattern_conflict'],
+  limit_reached: [409, 'rule_limit_reached'],
+}
+
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error
+  if (error instanceof RuleRejectedError) {
+    const [status, code] = ruleRejections[error.reason]
+    return new AppError(status, code, error.message, error.details ? { details: error.details } : {})
+  }
   const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
     request.routeOptions.config.invalidBodyCode === 'invalid_rule_schema'
       ? errors.invalidRuleSchema(message, details)

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
-import { errors } from '../errors.js'
+import { RuleRejectedError } from './rule-errors.js'
 import type { CustomRuleInput } from './types.js'
 
 export const rulepackSchema = loadSchema('rulepack-v1.schema.json')
@@ -8,7 +8,9 @@ const validate = createAjv().compile<CustomRuleInput>(rulepackSchema)
 
 /** Validates one rule object against rulepack-v1 (the POST route uses the same schema). */
 export function parseRuleInput(body: unknown): CustomRuleInput {
-  if (!validate(body)) throw errors.invalidRuleSchema('The rule does not match the schema.', toDetails(validate.errors))
+  if (!validate(body)) {
+    throw new RuleRejectedError('invalid_rule', 'The rule does not match the schema.', toDetails(validate.errors))
+  }
   return body
 }
 

@@ -1,8 +1,8 @@
-import { errors } from '../errors.js'
 import { type Pattern, PatternSyntaxError, parsePattern } from '../text/pattern.js'
 import { type Family, loadBuiltinRules } from './builtin-loader.js'
 import { Catalogue } from './catalogue.js'
 import type { PatternSafety } from './pattern-safety.js'
+import { RuleRejectedError } from './rule-errors.js'
 import {
   type BuiltinRule,
   type CatalogueRule,
@@ -60,8 +60,8 @@ export class RulesService {
   }
 
   /**
-   * Registers a schema-valid rule: branch, name and pattern conflicts (409), pattern safety
-   * (400), then one transaction that stores it and builds the next catalogue, which is live
+   * Registers a schema-valid rule: branch, name and pattern conflicts, the limit, pattern
+   * safety (each a RuleRejectedError), then one transaction that stores it and builds the next catalogue, which is live
    * before this resolves. Registrations run one at a time.
    */
   register(input: CustomRuleInput, principal: string): Promise<CustomRule> {
@@ -77,12 +77,23 @@ export class RulesService {
       pattern = parsePattern(rule.pattern)
     } catch (error) {
       const message = error instanceof PatternSyntaxError ? error.message : 'invalid pattern'
-      throw errors.invalidRuleSchema('The pattern is not a valid regular expression.', [{ path: '/pattern', message }])
+      throw new RuleRejectedError('invalid_rule', 'The pattern is not a valid regular expression.', [
+        { path: '/pattern', message },
+      ])
     }
     this.checkConflicts(rule)
-    if (this.current.custom.length >= this.maxCustomRules) throw errors.ruleLimitReached(this.maxCustomRules)
+    if (this.current.custom.length >= this.maxCustomRules) {
+      throw new RuleRejectedError(
+        'limit_reached',
+        `The catalogue holds its maximum of ${this.maxCustomRules} custom rules (DIAG_MAX_CUSTOM_RULES).`,
+      )
+    }
     const verdict = await this.safety.verdict(pattern)
-    if (!verdict.safe) throw errors.unsafeRegexPattern(verdict.reason)
+    if (!verdict.safe) {
+      throw new RuleRejectedError('unsafe_pattern', `The pattern is unsafe to run over log text: ${verdict.reason}.`, [
+        { path: '/pattern', message: verdict.reason },
+      ])
+    }
 
     const stored = this.store.insert(rule, this.clock().toISOString())
     this.current = this.current.withCustomRule(stored)
@@ -93,18 +104,18 @@ export class RulesService {
   private checkConflicts(rule: NewCustomRule): void {
     const { builtins, custom } = this.current
     if (builtins.some((r) => r.branch === rule.branch)) {
-      throw errors.ruleConflict('rule_branch_conflict', `Branch ${rule.branch} is a protected built-in branch.`)
+      throw new RuleRejectedError('branch_conflict', `Branch ${rule.branch} is a protected built-in branch.`)
     }
     if (custom.some((r) => r.branch === rule.branch)) {
-      throw errors.ruleConflict('rule_branch_conflict', `Branch ${rule.branch} is already registered.`)
+      throw new RuleRejectedError('branch_conflict', `Branch ${rule.branch} is already registered.`)
     }
     const name = foldedName(rule.ruleName)
     if ([...builtins, ...custom].some((r) => foldedName(r.ruleName) === name)) {
-      throw errors.ruleConflict('rule_name_conflict', `A rule named ${rule.ruleName} already exists.`)
+      throw new RuleRejectedError('name_conflict', `A rule named ${rule.ruleName} already exists.`)
     }
     const patterns = [...builtins.flatMap((r) => r.patterns), ...custom.map((r) => r.pattern)]
     if (patterns.includes(rule.pattern)) {
-      throw errors.ruleConflict('rule_pattern_conflict', 'A rule with this pattern already exists.')
+      throw new RuleRejectedError('pattern_conflict', 'A rule with this pattern already exists.')
     }
   }
 }

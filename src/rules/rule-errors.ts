@@ -1,0 +1,22 @@
+import type { ErrorDetail } from '../errors.js'
+
+/** Why a rule was not registered; http/ answers each with its status and error code. */
+export type RuleRejection =
+  | 'invalid_rule'
+  | 'unsafe_pattern'
+  | 'branch_conflict'
+  | 'name_conflict'
+  | 'pattern_conflict'
+  | 'limit_reached'
+
+/** A rule refused by the rules module: a fact about the rule, not an HTTP answer. */
+export class RuleRejectedError extends Error {
+  constructor(
+    readonly reason: RuleRejection,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message)
+    this.name = 'RuleRejectedError'
+  }
+}
