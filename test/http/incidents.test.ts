@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { IncidentsRepository } from '../../src/store/incidents-repository.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { scrapeUntil } from '../helpers/metrics.js'
@@ -117,6 +118,9 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
         },
       ],
     })
+    // The response schema drops nothing the repository gives.
+    const stored = new IncidentsRepository(t.service.db).get(ids.inc0002 as string)
+    expect(body).toEqual(JSON.parse(JSON.stringify(stored)))
   })
 
   it('shows a resolution and its recovery e-mail', async () => {

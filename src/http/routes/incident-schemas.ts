@@ -1,0 +1,84 @@
+// Response schemas of the incidents API: what a client may rely on. Parts that carry what a
+// sender or the report wrote (the alert, the diagnosis, the evidence) are free-form objects.
+
+const text = { type: 'string' }
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [{ type: 'null' }, schema] })
+const instant = { type: 'string', format: 'date-time' }
+const freeForm = { type: 'object', additionalProperties: true }
+
+const summaryProperties = {
+  id: text,
+  status: { enum: ['open', 'resolved', 'superseded'] },
+  alertname: text,
+  instance: text,
+  severity: text,
+  /** Alertmanager's fingerprint of the labels, computed by the service. */
+  fingerprint: text,
+  startsAt: instant,
+  openedAt: instant,
+  resolvedAt: nullable(instant),
+  endedAt: nullable(instant),
+  durationSeconds: nullable({ type: 'integer' }),
+  supersededBy: nullable(text),
+  refires: { type: 'integer' },
+}
+
+const headline = {
+  type: 'object',
+  properties: { branch: text, ruleName: text, category: text, classification: text },
+}
+
+export const incidentSummary = {
+  type: 'object',
+  required: Object.keys(summaryProperties),
+  properties: { ...summaryProperties, diagnosis: nullable(headline) },
+}
+
+export const incidentList = {
+  type: 'object',
+  required: ['incidents', 'nextCursor'],
+  properties: { incidents: { type: 'array', items: incidentSummary }, nextCursor: nullable(text) },
+}
+
+export const incidentDetail = {
+  type: 'object',
+  required: [...Object.keys(summaryProperties), 'events', 'diagnosis', 'evidence', 'delivery'],
+  properties: {
+    ...summaryProperties,
+    /** Every notification that changed the incident, in the order they were acknowledged. */
+    events: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: text, status: text, transition: text, receivedAt: instant, alert: freeForm },
+      },
+    },
+    diagnosis: nullable({
+      type: 'object',
+      properties: {
+        primary: freeForm,
+        matches: { type: 'array', items: freeForm },
+        excerpts: { type: 'array', items: freeForm },
+        catalogue: freeForm,
+        lifecycle: nullable(text),
+      },
+    }),
+    evidence: nullable(freeForm),
+    delivery: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          eventId: text,
+          kind: { enum: ['diagnosis', 'refire', 'recovery'] },
+          status: { enum: ['pending', 'sent', 'failed'] },
+          attempts: { type: 'integer' },
+          lastError: nullable(text),
+          sentAt: nullable(instant),
+          messageId: text,
+          subject: text,
+        },
+      },
+    },
+  },
+}
