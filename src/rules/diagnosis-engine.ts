@@ -77,6 +77,7 @@ export class DiagnosisEngine {
   private readonly byName = new Map<string, CatalogueRule>()
   private readonly patterns = new Map<string, string[]>()
   private readonly sources: PatternSource[] = []
+  private readonly scanned = new Set<string>()
   private plainIndex: PatternIndex | undefined
   private readonly markedIndexes = new WeakMap<readonly string[], { patterns: number; index: PatternIndex }>()
   private custom = 0
@@ -118,9 +119,14 @@ export class DiagnosisEngine {
     this.byName.set(name, rule)
     const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
     this.patterns.set(name, patterns)
-    for (const source of patterns) this.sources.push({ key: source, source })
+    // Each pattern once in the scanner, however many rules test it.
+    const added = patterns.filter((source) => !this.scanned.has(source))
+    for (const source of added) {
+      this.scanned.add(source)
+      this.sources.push({ key: source, source })
+    }
     // The scanner's index covers every pattern: the next scan builds it again.
-    this.plainIndex = undefined
+    if (added.length > 0) this.plainIndex = undefined
   }
 
   /** What the shared scanner finds in a (redacted) excerpt: the first line of each pattern. */
