@@ -75,12 +75,10 @@ export function createBackground(
     Date.now,
     health,
   )
-  const analysis = createAnalysis(
-    config.analysisThreads,
-    () => rules.catalogue.custom,
-    log.child({ component: 'analysis' }),
-    { timeoutMs: config.analysisTimeoutMs, onTimeout: () => metrics.analysisTimeouts.inc() },
-  )
+  const analysis = createAnalysis(config.analysisThreads, () => rules.catalogue, log.child({ component: 'analysis' }), {
+    timeoutMs: config.analysisTimeoutMs,
+    onTimeout: () => metrics.analysisTimeouts.inc(),
+  })
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))
   const batcher = new WriteBatcher(db, { name: 'worker', health })

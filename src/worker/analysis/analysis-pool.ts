@@ -1,8 +1,9 @@
 import { Worker } from 'node:worker_threads'
 import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../../evidence/log-analysis.js'
-import { loadBuiltinRules } from '../../rules/builtin-loader.js'
+import { type Family, loadBuiltinRules } from '../../rules/builtin-loader.js'
+import type { Catalogue } from '../../rules/catalogue.js'
 import { type Diagnosis, DiagnosisEngine } from '../../rules/diagnosis-engine.js'
-import type { CustomRule, Evidence } from '../../rules/types.js'
+import type { BuiltinRule, CustomRule, Evidence } from '../../rules/types.js'
 
 /**
  * Where the worker reads logs and diagnoses: on analysis threads, or on the main thread.
@@ -45,12 +46,14 @@ interface Thread {
   pending: Map<number, Pending>
 }
 
+/** The built-in rules and their families' versions, as loaded from builtin-rules/. */
+type BuiltinCatalogue = { rules: readonly BuiltinRule[]; versions: Record<Family, string> }
+
 /** DIAG_ANALYSIS_THREADS=0: the same analysis and engine, on the main thread. */
 export class InProcessAnalysis implements Analysis {
   readonly engine: DiagnosisEngine
 
-  constructor(custom: readonly CustomRule[]) {
-    const builtin = loadBuiltinRules()
+  constructor(custom: readonly CustomRule[], builtin: BuiltinCatalogue = loadBuiltinRules()) {
     this.engine = new DiagnosisEngine(builtin.rules, builtin.versions, custom)
   }
 
@@ -201,13 +204,19 @@ export class AnalysisPool implements Analysis {
   }
 }
 
+/**
+ * The analysis of the service. `catalogue` is the live catalogue: on the main thread its
+ * built-ins, already loaded, are reused; a thread loads its own (it shares no memory).
+ */
 export function createAnalysis(
   threads: number,
-  customRules: () => readonly CustomRule[],
+  catalogue: () => Catalogue,
   log: { error(obj: object, msg: string): void },
   bound: { timeoutMs: number; onTimeout: () => void },
 ): Analysis {
-  return threads === 0
-    ? new InProcessAnalysis(customRules())
-    : new AnalysisPool(threads, customRules, log, threadScript, bound.timeoutMs, bound.onTimeout)
+  if (threads === 0) {
+    const { custom, builtins, builtinVersions } = catalogue()
+    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions })
+  }
+  return new AnalysisPool(threads, () => catalogue().custom, log, threadScript, bound.timeoutMs, bound.onTimeout)
 }
