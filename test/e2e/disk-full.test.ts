@@ -20,25 +20,21 @@ import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 const token = 'disk-full-e2e-token-00001'
 
-/** Fills the file system under `dir` until it refuses another byte. */
+/** Fills the file system under `file` until it refuses another byte. */
 function fill(file: string): void {
   const fd = openSync(file, 'w')
-  const chunk = Buffer.alloc(64 * 1024, 0x61)
   try {
-    for (;;) writeSync(fd, chunk)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+    // Chunks first, then small writes for the last partial block.
+    for (const size of [64 * 1024, 512]) {
+      const chunk = Buffer.alloc(size, 0x61)
+      try {
+        for (;;) writeSync(fd, chunk)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+      }
+    }
   } finally {
     closeSync(fd)
-  }
-  // The last partial block: what is left is smaller than a chunk.
-  const fd2 = openSync(file, 'a')
-  try {
-    for (;;) writeSync(fd2, Buffer.alloc(512, 0x61))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-  } finally {
-    closeSync(fd2)
   }
 }
 

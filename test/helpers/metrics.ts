@@ -11,3 +11,11 @@ export async function scrapeUntil(scrape: () => Promise<string>, line: RegExp, t
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
+
+/** Counts what a component reports where it takes a prom-client counter (`inc`), for assertions. */
+export const counter = () => ({
+  n: 0,
+  inc(k = 1) {
+    this.n += k
+  },
+})

@@ -16,6 +16,7 @@ import { RulesRepository } from '../../src/store/rules-repository.js'
 import { WriteBatcher } from '../../src/store/write-batcher.js'
 import { Worker } from '../../src/worker/worker.js'
 import { alertEvent } from '../helpers/events.js'
+import { counter } from '../helpers/metrics.js'
 import { waitFor } from '../helpers/smtp.js'
 
 // Each path that writes, driven into a real SQLITE_BUSY: a second connection to the same
@@ -23,13 +24,6 @@ import { waitFor } from '../helpers/smtp.js'
 // path, the fault is reported to the storage health, and the path recovers by itself when
 // the lock goes (docs/operations.md). The disk-full case runs end to end in
 // test/e2e/disk-full.test.ts.
-
-const counter = () => ({
-  n: 0,
-  inc(k = 1) {
-    this.n += k
-  },
-})
 
 describe('host faults on each path that writes', () => {
   let dir: string

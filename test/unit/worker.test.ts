@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Lease, QueuePort } from '../../src/worker/ports.js'
 import { Worker } from '../../src/worker/worker.js'
+import { counter } from '../helpers/metrics.js'
 
 /** An in-memory queue that records what the worker did with each lease. */
 function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) {
@@ -22,12 +23,6 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
   return { queue, done, retried, failed }
 }
 
-const counter = () => ({
-  n: 0,
-  inc: function (this: { n: number }, k = 1) {
-    this.n += k
-  },
-})
 const log = { info: () => {}, warn: () => {}, error: () => {} }
 const options = { leaseMs: 60_000, sweepMs: 60_000, pollMs: 60_000, maxAttempts: 2, retryBaseMs: 1000 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
