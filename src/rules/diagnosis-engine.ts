@@ -38,7 +38,7 @@ export interface Diagnosis {
  * The engine's own bound on the text it scans (the collectors already keep excerpts to
  * 512 KiB): a 512 KiB UTF-8 excerpt has at most this many characters.
  */
-export const maxExcerptChars = 512 * 1024
+const maxExcerptChars = 512 * 1024
 
 /**
  * Condition paths are `$.<name>` only (schemas/builtin-rules.schema.json, and `$.alertname`

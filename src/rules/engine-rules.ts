@@ -25,7 +25,7 @@ export function matches(log: unknown, value: unknown): boolean {
  * Custom rules outrank built-ins of the same classification (an operator's rule is more
  * specific to its own applications); the fallbacks TD-07 and TD-08 run last, at priority 1.
  */
-export const customPriority = { confirmed_cause: 90, probable_cause: 60 } as const
+const customPriority = { confirmed_cause: 90, probable_cause: 60 } as const
 
 export interface FindingParams {
   /** The catalogue id of the rule: `builtin-TD-02` or a custom rule's number. */
@@ -38,11 +38,11 @@ export interface FindingParams {
 /** The engine's name for a rule: unique across built-ins and custom rules. */
 export const engineName = (rule: CatalogueRule) => String(rule.id)
 
-export function priorityOf(rule: CatalogueRule): number {
+function priorityOf(rule: CatalogueRule): number {
   return isBuiltin(rule) ? rule.priority : customPriority[rule.classification]
 }
 
-export function conditionsOf(rule: CatalogueRule): Condition {
+function conditionsOf(rule: CatalogueRule): Condition {
   if (isBuiltin(rule)) return rule.conditions
   return customConditions(rule)
 }
