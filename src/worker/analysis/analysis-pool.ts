@@ -41,7 +41,7 @@ interface Pending {
 
 interface Thread {
   worker: Worker
-  /** Settles when the thread has loaded its code, or fails if it exits first (a bad script). */
+  /** Settles when the thread has built its engine, or fails if it exits first (a bad script). */
   online: Promise<void>
   pending: Map<number, Pending>
 }

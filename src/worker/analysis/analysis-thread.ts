@@ -1,7 +1,9 @@
 // The body of an analysis thread (see analysis-pool.ts): reads, redacts and scans logs and
-// runs the rules off the main thread, on one live engine built from the first message.
+// runs the rules off the main thread, on one live engine built from the first message; it
+// says 'ready' once that engine and its scanner are built.
 import { parentPort } from 'node:worker_threads'
 import { analyzeLogs } from '../../evidence/log-analysis.js'
+import { redactLine, secretMarkers } from '../../evidence/redact.js'
 import { loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
 import type { ThreadReply, ThreadRequest } from './analysis-pool.js'
@@ -19,6 +21,10 @@ port.on('message', (message: ThreadRequest) => {
   if (message.type === 'rules') {
     const builtin = loadBuiltinRules()
     engine = new DiagnosisEngine(builtin.rules, builtin.versions, message.custom)
+    // The scanner's index is built now, as part of starting: the pool's bound on a task
+    // starts at 'ready', so a replacement thread is not charged for building it.
+    engine.scanRewriting(Buffer.alloc(0), secretMarkers, redactLine)
+    port.postMessage({ type: 'ready' } satisfies ThreadReply)
     return
   }
   if (message.type === 'addRule') {
@@ -43,4 +49,3 @@ port.on('message', (message: ThreadRequest) => {
     failed(error)
   }
 })
-port.postMessage({ type: 'ready' } satisfies ThreadReply)
