@@ -9,7 +9,7 @@ import { scrapeUntil } from '../helpers/metrics.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
-// Issue 11, point 4: a wall-clock bound on each event's log analysis. Registration now
+// A wall-clock bound on each event's log analysis. Registration now
 // refuses costly expressions, but a catalogue can hold one from before that check: such
 // rules are written into the database here, as an older version would have stored them.
 // The analysis thread is terminated at the bound and replaced; the event is still

@@ -8,7 +8,7 @@ import { request } from '../helpers/https-client.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
-// Issue 11, point 3: evidence paths that are not regular files. A FIFO at a log path used
+// Evidence paths that are not regular files. A FIFO at a log path used
 // to block an analysis thread for good, and a directory named *.jsonl in the spool failed
 // the event. Each becomes an evidence gap with its reason; the event is still diagnosed and
 // mailed, from the evidence that could be read.

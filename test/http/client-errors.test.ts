@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sharedExposition } from '../../src/http/routes/health.js'
 import { build, type TestService } from '../helpers/build.js'
 
-// Issue 11, point 8: requests Node's parser refuses before any route runs get the
+// Requests Node's parser refuses before any route runs get the
 // service's error body too. Point 1: the exposition is rendered once for many scrapes.
 describe('errors raised by the HTTP parser', () => {
   let t: TestService

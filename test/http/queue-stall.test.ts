@@ -3,7 +3,7 @@ import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { scrapeUntil } from '../helpers/metrics.js'
 
-// Issue 11, point 4: a full queue that does not drain makes the replica unready, so that
+// A full queue that does not drain makes the replica unready, so that
 // traffic goes elsewhere; a full queue that drains is back-pressure and stays ready.
 describe('readiness while the queue is full and not draining', () => {
   let t: TestService

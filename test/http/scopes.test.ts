@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 
-// Issue 11, point 6: a token may do only what its scopes say. Alertmanager's token posts
+// A token may do only what its scopes say. Alertmanager's token posts
 // webhooks and nothing else; registering a rule, which changes what every diagnosis says,
 // needs rules:write.
 const tokens = {

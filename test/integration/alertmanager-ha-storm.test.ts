@@ -7,7 +7,7 @@ import { type Daemon, daemonMetric, freePort, startAlertmanager } from '../helpe
 import { realTool } from '../helpers/real-tools.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 
-// Issue 11, point 5: an authenticated webhook is never answered 429. Alertmanager drops a
+// An authenticated webhook is never answered 429. Alertmanager drops a
 // notification answered 4xx and, with the usual group_interval of 5 minutes, sends it again
 // only then; a 503 it retries at once, with backoff. Two real Alertmanagers clustered as an
 // HA pair both receive a storm of 1,000 distinct alerts (as Prometheus sends every alert to
