@@ -62,6 +62,12 @@ function startChild(
   })
 }
 
+/** CPU seconds (user + system) the process has used: steadier than req/s on a shared machine. */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 function rssMiB(pid: number | undefined): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
@@ -76,6 +82,8 @@ interface PhaseResult {
   p99: number
   non2xx: number
   errors: number
+  /** CPU microseconds the server spent per answered request. */
+  cpuPerRequest: number
   rss: { rss: number; peak: number }
 }
 
@@ -86,6 +94,7 @@ async function load(
   body: () => string,
   duration = seconds,
 ): Promise<PhaseResult> {
+  const cpuBefore = cpuSeconds(pid)
   const result = await autocannon({
     url: `${url}${path}`,
     connections,
@@ -107,6 +116,7 @@ async function load(
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    cpuPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total),
     rss: rssMiB(pid),
   }
 }
@@ -125,6 +135,7 @@ function combine(name: string, slices: PhaseResult[]): PhaseResult {
     p99: Math.max(...slices.map((r) => r.p99)),
     non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
     errors: slices.reduce((sum, r) => sum + r.errors, 0),
+    cpuPerRequest: mean((r) => r.cpuPerRequest),
     rss: last.rss,
   }
 }
@@ -150,8 +161,10 @@ async function main() {
   const work = mkdtempSync(join(packageRoot, '.bench', 'ingest-'))
   const children: ChildProcess[] = []
   try {
+    // BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
     const service = await startChild(
-      [join(packageRoot, 'dist', 'src', 'server.js')],
+      [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')],
       {
         DIAG_DATA_DIR: join(work, 'data'),
         DIAG_HOST: '127.0.0.1',
@@ -180,6 +193,14 @@ async function main() {
     const distinct = () => alertBody(`bench${(next++).toString(16).padStart(12, '0')}`)
 
     process.stdout.write(`ingestion benchmark: ${connections} keep-alive connections, TLS 1.3, ${seconds} s a phase\n`)
+    if (process.env.BENCH_ONLY === 'duplicate') {
+      await load('warm-up', serviceUrl, service.child.pid, () => duplicate, 2)
+      const only = await load('service, duplicate path', serviceUrl, service.child.pid, () => duplicate)
+      process.stdout.write(
+        `service, duplicate path: ${only.reqPerSec.toFixed(0)} req/s, ${only.cpuPerRequest.toFixed(0)} us CPU a request\n`,
+      )
+      return
+    }
     await load('warm-up', bareUrl, bare.child.pid, () => duplicate, 2)
     await load('warm-up', serviceUrl, service.child.pid, () => duplicate, 2)
 
@@ -218,6 +239,10 @@ async function main() {
     const ratio = (n: number) => n.toFixed(2)
     process.stdout.write(
       `duplicate path / bare   req/s ${ratio(dupPath.reqPerSec / baseline.reqPerSec)} (target >= 0.60)   p99 ${ratio(dupPath.p99 / baseline.p99)}x (target <= 2)\n`,
+    )
+    // Server CPU per request is steadier than req/s when the machine is shared.
+    process.stdout.write(
+      `CPU a request: bare ${baseline.cpuPerRequest.toFixed(0)} us, duplicate path ${dupPath.cpuPerRequest.toFixed(0)} us, bare / duplicate ${ratio(baseline.cpuPerRequest / dupPath.cpuPerRequest)}\n`,
     )
     process.stdout.write(
       `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,

@@ -1,6 +1,7 @@
 import { StoreError } from '../errors.js'
 import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
+import { DuplicateAnswers } from './duplicate-answers.js'
 import { uuidv7 } from './ids.js'
 import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
@@ -51,6 +52,7 @@ export type IngestOutcome =
 export class EventWriter {
   private readonly batcher: WriteBatcher
   private readonly ledger: IncidentLedger
+  private readonly answers: DuplicateAnswers
   private readonly statements
 
   constructor(
@@ -65,6 +67,7 @@ export class EventWriter {
     },
   ) {
     this.ledger = new IncidentLedger(db)
+    this.answers = DuplicateAnswers.of(db)
     this.statements = {
       queuedCount: db.prepare("SELECT items FROM queue_depth WHERE status = 'queued'").pluck(),
       insertEvent: db.prepare(`INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at, starts_ms,
@@ -122,9 +125,18 @@ export class EventWriter {
   private knownDuplicates(request: IngestRequest): IngestOutcome | undefined {
     const events: IngestedEvent[] = []
     for (const alert of request.alerts) {
+      const { identity, startsAt, status, fingerprint } = alert
+      const known = this.answers.get(identity, startsAt, status)
+      if (known) {
+        events.push({ ...known, fingerprint, status, duplicate: true, transition: 'duplicate' })
+        continue
+      }
       const t = this.ledger.peek(alert)
       if (t.kind !== 'duplicate') return undefined
-      events.push(this.duplicate(alert, t))
+      const event = this.duplicate(alert, t)
+      // Read outside any transaction: committed state, safe to remember.
+      this.answers.remember(identity, startsAt, status, { incidentId: event.incidentId, eventId: event.eventId })
+      events.push(event)
     }
     return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
   }

@@ -9,6 +9,7 @@ import {
   transition,
 } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
+import { DuplicateAnswers } from './duplicate-answers.js'
 import { uuidv7 } from './ids.js'
 
 interface IncidentRow {
@@ -60,8 +61,10 @@ export interface Applied {
  */
 export class IncidentLedger {
   private readonly s
+  private readonly answers: DuplicateAnswers
 
   constructor(db: Db) {
+    this.answers = DuplicateAnswers.of(db)
     this.s = {
       // The occurrence at the start and the next one after it, in one index range.
       atOrAfter: db.prepare<[string, number], IncidentRow>(
@@ -116,6 +119,7 @@ export class IncidentLedger {
   /** Applies the notification, to be stored as event `eventId` received at `now`. */
   apply(n: LedgerNotification, eventId: string, now: number): Applied {
     const t = this.peek(n)
+    if (t.kind !== 'duplicate') this.answers.forget(n.identity)
     const mail = mailOf[t.kind]
     const base = { transition: t, mail, afterEventId: null, superseded: null }
     // An end before the start (Alertmanager's zero time, a clock gone wrong) is no end: the

@@ -1,4 +1,5 @@
 import type { Db } from './database.js'
+import { DuplicateAnswers } from './duplicate-answers.js'
 
 /**
  * Removes what is older than `cutoff` (DIAG_RETENTION_DAYS): an incident goes, with all its
@@ -20,7 +21,10 @@ export function pruneOlderThan(db: Db, cutoff: number): number {
   return db
     .transaction(() => {
       const events = Number(countEvents.get({ cutoff }))
-      return events + deleteIncidents.run({ cutoff }).changes
+      const incidents = deleteIncidents.run({ cutoff }).changes
+      // A notification of a removed incident is no longer a duplicate.
+      if (incidents > 0) DuplicateAnswers.of(db).clear()
+      return events + incidents
     })
     .immediate()
 }
