@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { ConfigError } from '../config/load.js'
+import type { ApiTokenFile } from '../schema-types/api-token-file.js'
 
 /**
  * What a token may do: post Alertmanager webhooks, register rules, read rules and
@@ -24,18 +25,10 @@ export interface Principal {
   scopes: readonly Scope[]
 }
 
-interface TokenFileEntry {
-  name: string
-  token?: string
-  sha256?: string
-  expiresAt?: string
-  scopes?: Scope[]
-}
-
 /** Rules registered on the first start carry this name (rules/seed.ts); no token may. */
 export const reservedTokenNames = new Set(['seed'])
 
-const validateFile = createAjv().compile<TokenFileEntry[]>(loadSchema('api-tokens.schema.json'))
+const validateFile = createAjv().compile<ApiTokenFile>(loadSchema('api-tokens.schema.json'))
 
 export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
 

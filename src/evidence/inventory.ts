@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import type { InventoryFile } from '../schema-types/inventory-file.js'
 
 export interface InstanceSources {
   logs: string[]
@@ -17,11 +18,6 @@ export interface InstanceSources {
 export interface Inventory {
   roots: string[]
   sources(instance: string): InstanceSources | undefined
-}
-
-interface InventoryFile {
-  roots?: string[]
-  instances: Record<string, Omit<InstanceSources, 'logs'> & { logs?: string[] }>
 }
 
 const validate = createAjv().compile<InventoryFile>(loadSchema('inventory.schema.json'))

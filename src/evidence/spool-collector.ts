@@ -1,17 +1,9 @@
 import { closeSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema } from '../ajv.js'
+import type { SpoolRecord } from '../schema-types/spool-record.js'
 import { allowedPath } from './allowed-path.js'
 import { openRegularFile, unreadableReason } from './regular-file.js'
-
-export interface SpoolRecord {
-  timestamp: string
-  container?: string
-  instance?: string
-  exitCode?: number | null
-  oomKilled?: boolean
-  [field: string]: unknown
-}
 
 export interface SpoolEvidence {
   records: SpoolRecord[]

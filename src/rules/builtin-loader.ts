@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { packageRoot } from '../paths.js'
+import type { BuiltinRuleFile } from '../schema-types/builtin-rule-file.js'
 import { patternsOf } from './engine-rules.js'
 import type { BuiltinRule } from './types.js'
 
@@ -17,13 +18,7 @@ export const builtinBranches = [
   ...['01', '02', '03'].map((n) => `TH-${n}`),
 ]
 
-interface FamilyFile {
-  family: Family
-  version: string
-  rules: Array<Omit<BuiltinRule, 'id' | 'family' | 'version' | 'ruleId' | 'patterns'>>
-}
-
-const validate = createAjv().compile<FamilyFile>(loadSchema('builtin-rules.schema.json'))
+const validate = createAjv().compile<BuiltinRuleFile>(loadSchema('builtin-rules.schema.json'))
 
 export class BuiltinRulesError extends Error {}
 

@@ -1,5 +1,6 @@
 import type { RuleProperties } from 'json-rules-engine'
-import { type CatalogueRule, type Condition, type CustomRule, isBuiltin } from './types.js'
+import type { Condition, TopCondition } from '../schema-types/builtin-rule-file.js'
+import { type CatalogueRule, type CustomRule, isBuiltin } from './types.js'
 
 // Catalogue rules as json-rules-engine rules (docs/design.md, "Rules"). A built-in rule is
 // its JSON file's conditions as written; a custom rule becomes "the log matches its pattern,
@@ -42,12 +43,12 @@ function priorityOf(rule: CatalogueRule): number {
   return isBuiltin(rule) ? rule.priority : customPriority[rule.classification]
 }
 
-function conditionsOf(rule: CatalogueRule): Condition {
+function conditionsOf(rule: CatalogueRule): TopCondition {
   if (isBuiltin(rule)) return rule.conditions
   return customConditions(rule)
 }
 
-function customConditions(rule: CustomRule): Condition {
+function customConditions(rule: CustomRule): TopCondition {
   const all: Condition[] = [{ fact: logFact, operator: matchesOperator, value: rule.pattern }]
   if (rule.ruleId) all.push({ fact: 'alert', path: '$.alertname', operator: 'equal', value: rule.ruleId })
   return { all }
@@ -74,6 +75,6 @@ export function patternsOf(condition: Condition): string[] {
     if (condition.fact !== logFact || condition.operator !== matchesOperator) return []
     return ([] as unknown[]).concat(condition.value).filter((value): value is string => typeof value === 'string')
   }
-  if ('not' in condition) return patternsOf(condition.not)
-  return ('all' in condition ? condition.all : condition.any).flatMap(patternsOf)
+  const children = [...(condition.all ?? []), ...(condition.any ?? []), ...(condition.not ? [condition.not] : [])]
+  return children.flatMap(patternsOf)
 }

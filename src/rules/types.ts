@@ -1,3 +1,5 @@
+import type { Rule as BuiltinRuleRecord, TopCondition } from '../schema-types/builtin-rule-file.js'
+import type { CustomRuleInput } from '../schema-types/custom-rule-input.js'
 import type { PatternMatch } from '../text/pattern-index.js'
 
 // The shapes shared by the rules module: rule records (docs/design.md, "Rules") and evidence.
@@ -17,19 +19,7 @@ export type Classification = 'confirmed_cause' | 'probable_cause' | 'undetermine
 export type Confidence = 'high' | 'medium' | null
 
 /** What a client sends to POST /api/v1/rules, after schema validation. */
-export interface CustomRuleInput {
-  ruleId?: string | null
-  branch: string
-  ruleName: string
-  category: Category
-  targetSource: 'local_file'
-  pattern: string
-  assessment: string
-  classification: string
-  confidence: string
-  recommendedActions: string[]
-  createdBy?: string
-}
+export type { CustomRuleInput }
 
 /** A stored custom rule, as the API shows it. */
 export interface CustomRule {
@@ -48,30 +38,15 @@ export interface CustomRule {
   createdAt: string
 }
 
-/** json-rules-engine's condition tree, as the built-in files write it. */
-export type Condition =
-  | { all: Condition[] }
-  | { any: Condition[] }
-  | { not: Condition }
-  | { fact: string; path?: string; operator: string; value: unknown }
-
-export interface BuiltinRule {
+/** A built-in rule as its family file holds it (schemas/builtin-rules.schema.json), and where it came from. */
+export interface BuiltinRule extends BuiltinRuleRecord {
   id: string
   family: 'TD' | 'AH' | 'GC' | 'TH'
   version: string
   ruleId: null
-  branch: string
-  ruleName: string
-  category: Category
-  classification: Classification
-  confidence: Confidence
-  assessment: string
-  recommendedActions: string[]
-  /** json-rules-engine priority: runs first and ranks first when higher. */
-  priority: number
   /** The log patterns its conditions test (`log matches <pattern>`), derived from them. */
   patterns: string[]
-  conditions: Condition
+  conditions: TopCondition
 }
 
 export type CatalogueRule = BuiltinRule | CustomRule

@@ -1,24 +1,8 @@
 import { alertIdentity, alertmanagerFingerprint, toInstant } from '../../incidents/alert-identity.js'
-import type { AlertEventInput, AlertStatus } from '../../store/event-writer.js'
+import type { WebhookPayload } from '../../schema-types/webhook-payload.js'
+import type { AlertEventInput } from '../../store/event-writer.js'
 
-/** The version-4 payload after schema validation (only the fields we read are typed). */
-export interface WebhookPayload {
-  receiver: string
-  status: AlertStatus
-  groupKey: string
-  alerts: WebhookAlert[]
-  [extra: string]: unknown
-}
-
-export interface WebhookAlert {
-  status: AlertStatus
-  labels: Record<string, string>
-  annotations: Record<string, string>
-  startsAt: string
-  endsAt?: string
-  fingerprint?: string
-  [extra: string]: unknown
-}
+export type { WebhookPayload }
 
 /**
  * Each alert of a payload becomes one event. Its identity and fingerprint are computed

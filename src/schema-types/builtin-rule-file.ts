@@ -1,0 +1,68 @@
+// Generated from schemas/builtin-rules.schema.json by src/schema-types/generate-schema-types.mjs (npm run build): do not edit.
+
+export type Rule = {
+  branch: string
+  ruleName: string
+  category:
+    | 'jvm_memory'
+    | 'concurrency_threading'
+    | 'database_persistence'
+    | 'network_integration'
+    | 'application_lifecycle'
+    | 'storage_os_limits'
+    | 'security_session'
+    | 'general'
+  classification: 'confirmed_cause' | 'probable_cause' | 'undetermined'
+  confidence: 'high' | 'medium' | null
+  /**
+   * json-rules-engine priority: higher runs first and ranks first among the findings (docs/design.md, "Ranking")
+   */
+  priority: number
+  assessment: string
+  /**
+   * @minItems 4
+   * @maxItems 4
+   */
+  recommendedActions: string[]
+  conditions: TopCondition
+}
+export type Condition =
+  | TopCondition
+  | {
+      fact: 'log' | 'findings' | 'gc' | 'container' | 'metrics' | 'probe' | 'evidence' | 'alert'
+      path?: string
+      operator:
+        | 'matches'
+        | 'equal'
+        | 'notEqual'
+        | 'lessThan'
+        | 'lessThanInclusive'
+        | 'greaterThan'
+        | 'greaterThanInclusive'
+        | 'in'
+        | 'notIn'
+        | 'contains'
+        | 'doesNotContain'
+      value: unknown
+    }
+
+export interface BuiltinRuleFile {
+  $schema?: string
+  family: 'TD' | 'AH' | 'GC' | 'TH'
+  version: string
+  /**
+   * @minItems 1
+   */
+  rules: Rule[]
+}
+export interface TopCondition {
+  /**
+   * @minItems 1
+   */
+  all?: Condition[]
+  /**
+   * @minItems 1
+   */
+  any?: Condition[]
+  not?: Condition
+}

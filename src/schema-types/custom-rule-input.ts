@@ -1,0 +1,39 @@
+// Generated from schemas/rulepack-v1.schema.json by src/schema-types/generate-schema-types.mjs (npm run build): do not edit.
+
+/**
+ * One rule object. classification and confidence are accepted in any case and stored lower-case; confirmed_cause pairs with high, probable_cause with medium.
+ */
+export type CustomRuleInput = {
+  /**
+   * alertname the rule is limited to; absent or null: every alert
+   */
+  ruleId?: string | null
+  branch: string
+  /**
+   * PascalCase or camelCase, unique
+   */
+  ruleName: string
+  category:
+    | 'jvm_memory'
+    | 'concurrency_threading'
+    | 'database_persistence'
+    | 'network_integration'
+    | 'application_lifecycle'
+    | 'storage_os_limits'
+    | 'security_session'
+    | 'general'
+  targetSource: 'local_file'
+  /**
+   * /source/flags (flags from i, m, s, u) is a regular expression; anything else a literal, case-sensitive substring
+   */
+  pattern: string
+  assessment: string
+  classification: string
+  confidence: string
+  /**
+   * @minItems 1
+   * @maxItems 10
+   */
+  recommendedActions: string[]
+  createdBy?: string
+}
