@@ -1,5 +1,6 @@
 import type { Evidence } from '../rules/types.js'
 import { emptyEvidence } from './empty-evidence.js'
+import type { GcSummary } from './gc-log.js'
 import type { Inventory } from './inventory.js'
 import { AnalysisTimeoutError, type LogAnalysis, timedOutAnalysis } from './log-analysis.js'
 import type { LogFileSummary } from './log-collector.js'
@@ -19,6 +20,8 @@ export interface AlertForEvidence {
 export interface EvidenceSummary {
   instanceKnown: boolean
   logs: LogFileSummary[]
+  /** The GC events of the log excerpt; absent in results stored before it was kept. */
+  gc?: GcSummary
   spool: (Omit<SpoolEvidence, 'records'> & { records: SpoolEvidence['records'] }) | null
   metrics: MetricsEvidence | null
   probe: ProbeEvidence | null
@@ -102,6 +105,6 @@ export async function collectEvidence(
   return {
     evidence,
     logsRead: logs.read,
-    summary: { instanceKnown: true, logs: logs.files, spool, metrics, probe, bounds },
+    summary: { instanceKnown: true, logs: logs.files, gc: logs.gc, spool, metrics, probe, bounds },
   }
 }

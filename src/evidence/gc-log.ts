@@ -5,16 +5,21 @@
 import type { Excerpt } from '../text/excerpt.js'
 
 export interface GcSummary {
+  /** Every collection pause logged, young and full. */
+  collections: number
   fullCollections: number
   /** Full collections that left the old generation (or the heap) 90 % full or more. */
   fullCollectionsHighOccupancy: number
   maxPauseMs: number
+  totalPauseMs: number
+  /** The heap after the last collection that logged it (`before->after(capacity)`). */
+  heapAfterLast: { usedKiB: number; capacityKiB: number } | null
 }
 
 const unifiedDuration = /(\d+(?:\.\d+)?)ms$/
 const legacyPause = /, (\d+\.\d+) secs\]/
 const oldGeneration = /\[(?:ParOldGen|PSOldGen|CMS|Tenured|OldGen): (\d+)K->(\d+)K\((\d+)K\)\]/
-const heapTransition = /(\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)/
+const heapTransition = /(?<!: )\b(\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)/
 const units = { K: 1, M: 1024, G: 1024 * 1024 } as const
 
 function kib(value: string | undefined, unit: string | undefined): number {
@@ -36,7 +41,14 @@ function occupancyAfter(line: string): number | null {
  * either is not even decoded.
  */
 export function summarizeGc(excerpt: Excerpt): GcSummary {
-  const summary: GcSummary = { fullCollections: 0, fullCollectionsHighOccupancy: 0, maxPauseMs: 0 }
+  const summary: GcSummary = {
+    collections: 0,
+    fullCollections: 0,
+    fullCollectionsHighOccupancy: 0,
+    maxPauseMs: 0,
+    totalPauseMs: 0,
+    heapAfterLast: null,
+  }
   if (!excerpt.bytes.includes('GC') && !excerpt.bytes.includes('Pause')) return summary
   for (const raw of excerpt.text.split('\n')) {
     // A GC line is short; a longer one is not a GC event and is not worth the regexes.
@@ -47,7 +59,11 @@ export function summarizeGc(excerpt: Excerpt): GcSummary {
     // Rounded to the microsecond: "7.2680812 secs" is 7268.081 ms, without float noise.
     const pauseMs = unified ? Number(unified[1]) : legacy ? Math.round(Number(legacy[1]) * 1e6) / 1e3 : null
     if (pauseMs === null) continue
+    summary.collections++
     summary.maxPauseMs = Math.max(summary.maxPauseMs, pauseMs)
+    summary.totalPauseMs = Math.round((summary.totalPauseMs + pauseMs) * 1e3) / 1e3
+    const heap = heapTransition.exec(line)
+    if (heap) summary.heapAfterLast = { usedKiB: kib(heap[3], heap[4]), capacityKiB: kib(heap[5], heap[6]) }
     const full = unified ? /\bPause Full\b/.test(line) : /\[Full GC\b/.test(line)
     if (!full) continue
     summary.fullCollections++

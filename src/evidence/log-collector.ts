@@ -9,6 +9,8 @@ export interface LogFileSummary {
   lines: number
   bytes: number
   truncated: boolean
+  /** The line number in the file of the first line read, null when not counted (log-tail.ts). */
+  firstLine?: number | null
   error?: string
 }
 
@@ -63,7 +65,13 @@ function collectTails(
       if (kept.length > 0) parts.push(kept)
       lines -= tail.lines
       bytes -= kept.length + 1
-      summaries.push({ file, lines: tail.lines, bytes: kept.length, truncated: tail.truncated })
+      summaries.push({
+        file,
+        lines: tail.lines,
+        bytes: kept.length,
+        truncated: tail.truncated,
+        firstLine: tail.firstLine,
+      })
     } catch (error) {
       summaries.push({
         file,

@@ -9,7 +9,15 @@ export interface LogTail {
   lines: number
   /** True when the file held more than the bounds allowed. */
   truncated: boolean
+  /**
+   * The line number in the file of the first kept line, or null when the lines before the
+   * tail were more than `countBytes` to count: the report then numbers lines from the end.
+   */
+  firstLine: number | null
 }
+
+/** How much of a file before its tail is read to count its lines (docs/design.md, "Evidence"). */
+export const countBytes = 8 * 1024 * 1024
 
 /**
  * The tail of one log file within the D15 bounds, read-only: opened O_RDONLY (no writes,
@@ -34,10 +42,32 @@ export function readLogTail(path: string, bounds = logBounds): LogTail {
     if (end > start && buffer[end - 1] === 10) end--
     const { from, lines, more } = lastLines(buffer, start, end, bounds.maxLines)
     truncated ||= more
-    return { bytes: buffer.subarray(from, end), lines, truncated }
+    const skipped = size - length
+    const firstLine =
+      skipped > countBytes ? null : 1 + countNewlines(buffer, 0, from) + (skipped > 0 ? newlinesBefore(fd, skipped) : 0)
+    return { bytes: buffer.subarray(from, end), lines, truncated, firstLine }
   } finally {
     closeSync(fd)
   }
+}
+
+function countNewlines(buffer: Buffer, start: number, end: number): number {
+  let count = 0
+  for (let at = buffer.indexOf(10, start); at !== -1 && at < end; at = buffer.indexOf(10, at + 1)) count++
+  return count
+}
+
+/** Newlines in the first `length` bytes of the file, read in 1 MiB chunks. */
+function newlinesBefore(fd: number, length: number): number {
+  const chunk = Buffer.allocUnsafe(Math.min(length, 1024 * 1024))
+  let count = 0
+  for (let position = 0; position < length; ) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, length - position), position)
+    if (n === 0) break
+    count += countNewlines(chunk, 0, n)
+    position += n
+  }
+  return count
 }
 
 /** Where the last `maxLines` lines of `buffer[start, end)` begin, counted from the end. */

@@ -49,10 +49,21 @@ export function redactLine(line: string): string {
   return redacted
 }
 
-/** PEM private key blocks span lines, so they are replaced before the line rules run. */
+/**
+ * PEM private key blocks span lines, so they are replaced before the line rules run. A
+ * block keeps its number of lines (the mask, then empty lines), so that the report's line
+ * numbers stay those of the file.
+ */
 export function unblockPrivateKeys(bytes: Buffer): Buffer {
   if (!bytes.includes('PRIVATE KEY')) return bytes
-  return Buffer.from(bytes.toString('utf8').replace(keyBlock, keyMask).replace(inlineKey, keyMask), 'utf8')
+  const masked = bytes
+    .toString('utf8')
+    .replace(keyBlock, (block, kind: string, pgp: string | undefined) => {
+      const newlines = block.match(/\n/g)?.length ?? 0
+      return keyMask.replaceAll('$1', kind).replaceAll('$2', pgp ?? '') + '\n'.repeat(newlines)
+    })
+    .replace(inlineKey, keyMask)
+  return Buffer.from(masked, 'utf8')
 }
 
 /** An index of the markers alone: its rewriting scan is redaction with nothing to match. */

@@ -1,6 +1,8 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
+import type { GcSummary } from '../evidence/gc-log.js'
 import type { Diagnosis, Finding } from '../rules/diagnosis-engine.js'
 import { isBuiltin } from '../rules/types.js'
+import { lineLocator } from './log-locations.js'
 
 // The view models the templates render (D23). Everything here is plain data: templates
 // decide the layout, Handlebars escapes every value in HTML.
@@ -47,9 +49,26 @@ interface FindingView {
 }
 
 interface ExcerptLine {
-  number: number
+  /** The line's number in its file (log-locations.ts). */
+  number: string
   text: string
   match: boolean
+}
+
+/** A container event as section 5 lists it: the fields an SRE reads, as text. */
+interface ContainerEventView {
+  timestamp: string
+  container: string | null
+  event: string | null
+  exitCode: string | null
+  oomKilled: boolean
+  health: string | null
+  reason: string | null
+}
+
+interface GcView extends GcSummary {
+  /** "1,975 MiB of 2,048 MiB (96 %)" after the last collection that logged the heap. */
+  heapAfter: string | null
 }
 
 export interface DiagnosisModel {
@@ -63,11 +82,18 @@ export interface DiagnosisModel {
   primary: FindingView
   others: FindingView[]
   actions: string[]
-  logs: { files: EvidenceSummary['logs']; excerpts: Array<{ branch: string; lines: ExcerptLine[] }>; empty: boolean }
+  logs: {
+    files: EvidenceSummary['logs']
+    /** Each matched line with its context, all from the matched line's file. */
+    excerpts: Array<{ branch: string; file: string; lines: ExcerptLine[] }>
+    empty: boolean
+  }
+  /** The GC events of the log excerpt (evidence/gc-log.ts); null when no log was read. */
+  gc: GcView | null
   runtime: {
     instanceKnown: boolean
     container: {
-      records: Array<Record<string, unknown>>
+      records: ContainerEventView[]
       invalidLines: number
       skipped: Array<{ file: string; reason: string }>
       error: string | null
@@ -101,14 +127,48 @@ function findingView(finding: Finding): FindingView {
   }
 }
 
-/** Each matched log line with the lines either side that the match carries. */
-function excerpts(findings: readonly Finding[]): DiagnosisModel['logs']['excerpts'] {
+/**
+ * Each matched log line with the lines either side that the match carries, numbered as in
+ * its file; context lines from the neighbouring file of the excerpt are left out.
+ */
+function excerpts(findings: readonly Finding[], files: EvidenceSummary['logs']): DiagnosisModel['logs']['excerpts'] {
+  const locate = lineLocator(files)
   return findings.flatMap((finding) => {
     const match = finding.logMatch
     if (!match) return []
-    const lines = match.context.map((line): ExcerptLine => ({ ...line, match: line.number === match.line }))
-    return [{ branch: finding.rule.branch, lines }]
+    const at = locate(match.line)
+    const lines = match.context.flatMap((line): ExcerptLine[] => {
+      const where = locate(line.number)
+      if (at && where?.file !== at.file) return []
+      return [{ number: where?.label ?? String(line.number), text: line.text, match: line.number === match.line }]
+    })
+    return [{ branch: finding.rule.branch, file: at?.file ?? 'the log excerpt', lines }]
   })
+}
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' || typeof value === 'number' ? String(value).slice(0, 200) : null
+
+function containerEventView(record: Record<string, unknown>): ContainerEventView {
+  return {
+    timestamp: text(record.timestamp) ?? '',
+    container: text(record.container),
+    event: text(record.event),
+    exitCode: text(record.exitCode),
+    oomKilled: record.oomKilled === true,
+    health: text(record.health),
+    reason: text(record.reason),
+  }
+}
+
+const mib = (kib: number) => `${Math.round(kib / 1024).toLocaleString('en-US')} MiB`
+
+function gcView(gc: GcSummary): GcView {
+  const after = gc.heapAfterLast
+  const heapAfter = after
+    ? `${mib(after.usedKiB)} of ${mib(after.capacityKiB)} (${Math.round((100 * after.usedKiB) / after.capacityKiB)} %)`
+    : null
+  return { ...gc, heapAfter }
 }
 
 const entries = (record: Record<string, string>) =>
@@ -140,14 +200,15 @@ export function diagnosisModel(input: {
     actions: diagnosis.primary.rule.recommendedActions,
     logs: {
       files: evidence.logs,
-      excerpts: excerpts(diagnosis.matches),
+      excerpts: excerpts(diagnosis.matches, evidence.logs),
       empty: !input.logsRead,
     },
+    gc: input.logsRead && evidence.gc ? gcView(evidence.gc) : null,
     runtime: {
       instanceKnown: evidence.instanceKnown,
       container: evidence.spool
         ? {
-            records: evidence.spool.records.slice(-20),
+            records: evidence.spool.records.slice(-20).map(containerEventView),
             invalidLines: evidence.spool.invalidLines,
             skipped: evidence.spool.skipped,
             error: evidence.spool.error ?? null,

@@ -43,12 +43,36 @@ export function checkTemplates(templates: ReportTemplates): void {
     actions: ['Check.'],
     logs: {
       files: [{ file: '/x.log', lines: 1, bytes: 2, truncated: false }],
-      excerpts: [{ branch: 'TD-08', lines: [{ number: 1, text: 'x', match: true }] }],
+      excerpts: [{ branch: 'TD-08', file: '/x.log', lines: [{ number: '1', text: 'x', match: true }] }],
       empty: false,
+    },
+    gc: {
+      collections: 2,
+      fullCollections: 1,
+      fullCollectionsHighOccupancy: 1,
+      maxPauseMs: 1200,
+      totalPauseMs: 1210,
+      heapAfterLast: { usedKiB: 1024, capacityKiB: 2048 },
+      heapAfter: '1 MiB of 2 MiB (50 %)',
     },
     runtime: {
       instanceKnown: true,
-      container: { records: [], invalidLines: 0, skipped: [], error: null },
+      container: {
+        records: [
+          {
+            timestamp: alert.startsAt,
+            container: 'app-00',
+            event: 'die',
+            exitCode: '137',
+            oomKilled: true,
+            health: null,
+            reason: 'OOMKilled',
+          },
+        ],
+        invalidLines: 0,
+        skipped: [],
+        error: null,
+      },
       metrics: null,
       probe: null,
     },

@@ -110,7 +110,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     // ...and the very next event is matched with it.
     const text = await diagnosisOf('e2e0011', '2026-11-22T04:59:00.000Z')
     expect(text).toMatch(/Other matching rules \(ranked\):[\s\S]*EXP-01 ReportExportFailing/)
-    expect(text).toContain('Matched by EXP-01:')
+    expect(text).toMatch(/Matched by EXP-01 in \S+:/)
     expect(text).toContain('com.example.reports.ExportService.render(ExportService.java:212)')
   })
 

@@ -16,9 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { collectEvidence } from '../../src/evidence/collect.js'
 import { loadInventory } from '../../src/evidence/inventory.js'
 import { collectLogs } from '../../src/evidence/log-collector.js'
-import { readLogTail } from '../../src/evidence/log-tail.js'
+import { countBytes, readLogTail } from '../../src/evidence/log-tail.js'
 import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
 import { collectSpool } from '../../src/evidence/spool-collector.js'
+import { lineLocator } from '../../src/report/log-locations.js'
 import { InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
 
 const root = mkdtempSync(join(tmpdir(), 'diag-evidence-'))
@@ -118,6 +119,46 @@ describe('log evidence (D15)', () => {
     // A window that starts mid-line drops that partial line.
     writeFileSync(file, `${'y'.repeat(600 * 1024)}\nlast`)
     expect(readLogTail(file).bytes.toString()).toBe('last')
+  })
+
+  it('knows the line number in the file of the first line it read, or says it did not count', () => {
+    const file = join(logs, 'numbered.log')
+    const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n')
+    writeFileSync(file, `${numbered(300)}\n`)
+    expect(readLogTail(file)).toMatchObject({ lines: 300, firstLine: 1 })
+    writeFileSync(file, numbered(2000)) // cut by lines
+    expect(readLogTail(file)).toMatchObject({ lines: 500, firstLine: 1501 })
+    writeFileSync(file, `${'z\n'.repeat(1000)}${'y'.repeat(600 * 1024)}\nlast`) // cut by bytes, mid-line
+    expect(readLogTail(file)).toMatchObject({ lines: 1, firstLine: 1002 })
+    // More than countBytes before the tail: not counted, the report numbers from the end.
+    writeFileSync(file, `${'w'.repeat(99)}\n`.repeat(countBytes / 100 + 10_000))
+    expect(readLogTail(file)).toMatchObject({ lines: 500, firstLine: null })
+    const locate = lineLocator([
+      { file: 'a.log', lines: 2, bytes: 10, truncated: false, firstLine: 1 },
+      { file: 'gone.log', lines: 0, bytes: 0, truncated: false, error: 'missing' },
+      { file: 'b.log', lines: 500, bytes: 5000, truncated: true, firstLine: null },
+    ])
+    expect([1, 2, 3, 502, 503].map(locate)).toEqual([
+      { file: 'a.log', label: '1' },
+      { file: 'a.log', label: '2' },
+      { file: 'b.log', label: '499 from the end' },
+      { file: 'b.log', label: '0 from the end' },
+      null,
+    ])
+  })
+
+  it('keeps the line count of a redacted private key block, so later lines keep their numbers', () => {
+    const file = join(logs, 'key.log')
+    const key = [
+      '-----BEGIN PRIVATE KEY-----',
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+      'BKcwggSjAgEAAoIBAQC7',
+      '-----END PRIVATE KEY-----',
+    ]
+    writeFileSync(file, ['before', ...key, 'after'].join('\n'))
+    const text = collectLogs([file], [root]).text
+    expect(text).not.toContain('MIIEvQ')
+    expect(text.split('\n').indexOf('after')).toBe(5)
   })
 
   it('reads a file that is truncated or rotated between runs', () => {

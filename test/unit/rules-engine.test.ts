@@ -288,7 +288,15 @@ describe('summarizeGc', () => {
         ].join('\n'),
       ),
     )
-    expect(summary).toEqual({ fullCollections: 2, fullCollectionsHighOccupancy: 1, maxPauseMs: 7268.081 })
+    expect(summary).toEqual({
+      collections: 3,
+      fullCollections: 2,
+      fullCollectionsHighOccupancy: 1,
+      maxPauseMs: 7268.081,
+      totalPauseMs: 7780.427,
+      // The whole heap of the last line, not its young generation.
+      heapAfterLast: { usedKiB: 8000, capacityKiB: 11264 },
+    })
   })
 
   it('reads unified logging and ignores everything else', () => {
@@ -301,6 +309,13 @@ describe('summarizeGc', () => {
         ].join('\n'),
       ),
     )
-    expect(summary).toEqual({ fullCollections: 1, fullCollectionsHighOccupancy: 0, maxPauseMs: 310.5 })
+    expect(summary).toEqual({
+      collections: 2,
+      fullCollections: 1,
+      fullCollectionsHighOccupancy: 0,
+      maxPauseMs: 310.5,
+      totalPauseMs: 314.625,
+      heapAfterLast: { usedKiB: 1100 * 1024, capacityKiB: 2048 * 1024 },
+    })
   })
 })

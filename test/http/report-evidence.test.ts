@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { alert, webhook } from '../helpers/alerts.js'
+import { build, type TestService } from '../helpers/build.js'
+import { startSmtp, waitFor } from '../helpers/smtp.js'
+
+// What section 4 and 5 of a report show of the evidence: each matched line with its file
+// and its line in that file, the GC events of the logs, and the container events' fields.
+
+const lines = (count: number, line: (n: number) => string) => Array.from({ length: count }, (_, i) => line(i + 1))
+
+describe('the evidence a report shows', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'diag-report-'))
+  const first = join(dir, 'logs', 'catalina.out')
+  const second = join(dir, 'logs', 'app.log')
+  let t: TestService
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+
+  beforeAll(async () => {
+    mkdirSync(join(dir, 'logs'))
+    mkdirSync(join(dir, 'spool'))
+    // Ten lines; line 7 is the heap exhaustion, lines 3 and 4 two full collections.
+    const catalina = lines(10, (n) => `22-Nov-2026 04:55:0${n % 10}.000 INFO [main] o.a.c.Startup step ${n}`)
+    catalina[2] =
+      '[2026-11-22T04:55:01.001+0000][info][gc] GC(7) Pause Full (Allocation Failure) 1980M->1975M(2048M) 1234.500ms'
+    catalina[3] =
+      '[2026-11-22T04:55:03.001+0000][info][gc] GC(8) Pause Full (Allocation Failure) 1990M->1985M(2048M) 1500.250ms'
+    catalina[6] = '22-Nov-2026 04:55:07.114 SEVERE [http-nio-8080-exec-4] java.lang.OutOfMemoryError: Java heap space'
+    writeFileSync(first, `${catalina.join('\n')}\n`)
+    // 2,000 lines of which the tail holds the last 490 (500 lines in all, D15); line 1990
+    // is the file-descriptor exhaustion.
+    const app = lines(2000, (n) => `2026-11-22 04:5${n % 10}:00,000 INFO [worker-${n}] c.e.Batch - processed item ${n}`)
+    app[1989] =
+      '2026-11-22 04:59:59,000 ERROR [acceptor] o.a.t.u.n.NioEndpoint - java.io.IOException: Too many open files'
+    writeFileSync(second, `${app.join('\n')}\n`)
+    writeFileSync(
+      join(dir, 'spool', 'events.jsonl'),
+      `${JSON.stringify({
+        timestamp: '2026-11-22T04:58:00Z',
+        container: 'app-01',
+        event: 'health_status',
+        health: 'unhealthy',
+        reason: 'probe timed out',
+        exitCode: null,
+      })}\n`,
+    )
+    writeFileSync(
+      join(dir, 'inventory.json'),
+      JSON.stringify({
+        instances: {
+          'app-01': { logs: ['logs/catalina.out', 'logs/app.log'], spoolDir: 'spool', container: 'app-01' },
+        },
+      }),
+    )
+    smtp = await startSmtp()
+    t = await build({ DIAG_SMTP_URL: smtp.url, DIAG_INVENTORY: join(dir, 'inventory.json') })
+  })
+  afterAll(async () => {
+    await t.close()
+    await smtp.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('names the file and the line in that file of every match, and shows GC and container events', async () => {
+    const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'report-1' })]) })
+    expect(res.status).toBe(202)
+    const eventId: string = res.json().events[0].eventId
+    const mail = await waitFor(() => smtp.mails.find((m) => m.headers['x-diagnostic-event'] === eventId))
+    const text = mail.text ?? ''
+    const html = String(mail.html)
+
+    expect(text).toMatch(
+      new RegExp(`Matched by TD-02 in ${first}:\\n(?:.*\\n)*?  >> 7: .*OutOfMemoryError: Java heap space`),
+    )
+    expect(text).toMatch(new RegExp(`Matched by \\S+ in ${second}:\\n(?:.*\\n)*?  >> 1990: .*Too many open files`))
+    // Context lines are numbered in their file too, and never come from the other file.
+    expect(text).toContain('   1987: 2026-11-22 04:57:00,000 INFO [worker-1987]')
+    expect(text).not.toMatch(/ {3}(?:11|12|13): /)
+    expect(html).toContain(`in <code>${first}</code>`)
+    expect(html).toMatch(/<strong[^>]*>1990: [^<]*Too many open files/)
+
+    expect(text).toContain(
+      'Garbage collection (in the log excerpt): 2 collections, 2 full (2 left the heap 90 % full or more); ' +
+        'pauses 2734.75 ms in total, the longest 1500.25 ms; heap after the last collection 1,985 MiB of 2,048 MiB (97 %)',
+    )
+    expect(text).toContain('2026-11-22T04:58:00Z app-01 health_status health=unhealthy reason=probe timed out')
+    expect(html).toContain('app-01: <strong>health_status</strong>, health unhealthy, reason probe timed out')
+  })
+})
