@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import { address, composeMessage } from './mime-message.js'
+import { composeMessage, messageOptions } from './mime-message.js'
 import type { OutgoingMail } from './outgoing-mail.js'
 
 export interface MailTransport {
@@ -28,13 +28,8 @@ export function smtpTransport(url: string, from: string): MailTransport {
   const host = new URL(url).host
   return {
     description: `SMTP ${host}`,
-    // A raw message: nodemailer only delivers it (composeMessage says why). base64 is
-    // native Buffer work; quoted-printable is encoded in JavaScript, character by character.
     send: async (mail) => {
-      await transporter.sendMail({
-        envelope: { from: address(from), to: mail.recipients.map(address) },
-        raw: composeMessage(from, mail, { encoding: 'base64' }),
-      })
+      await transporter.sendMail(messageOptions(from, mail, 'base64'))
     },
     close: () => transporter.close(),
   }
@@ -49,8 +44,8 @@ export function fileTransport(dir: string, from: string): MailTransport {
     description: `file outbox ${dir}`,
     send: async (mail) => {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
-      // Quoted-printable and Unix newlines: an .eml file on disk stays readable with a pager.
-      const message = composeMessage(from, mail, { encoding: 'quoted-printable', newline: '\n' })
+      // Unix newlines and unencoded bodies where they can be: readable with a pager.
+      const message = await composeMessage(from, mail, { encoding: 'readable', newline: '\n' })
       const name = `${mail.eventId}-${mail.kind}.eml`
       const temporary = join(dir, `.${name}.tmp`)
       writeFileSync(temporary, message, { mode: 0o600 })

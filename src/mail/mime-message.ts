@@ -1,77 +1,60 @@
-import { domainToASCII } from 'node:url'
-import { encodeWords, foldLines } from 'nodemailer/lib/mime-funcs'
-import { encode as encodeQuotedPrintable, wrap as wrapQuotedPrintable } from 'nodemailer/lib/qp'
+import nodemailer from 'nodemailer'
+import type Mail from 'nodemailer/lib/mailer'
 import type { OutgoingMail } from './outgoing-mail.js'
 
-export type BodyEncoding = 'base64' | 'quoted-printable'
-
-/** RFC 2045's line length for encoded bodies, and nodemailer's for folded headers. */
-const lineLength = 76
+/**
+ * `base64` for SMTP: every byte of a body arrives as it was (a log line's lone CR too), and
+ * no body line can be taken for a boundary, a dot or a bare CR by a server on the way.
+ * `readable` for .eml files: nodemailer picks 7bit for plain short lines, else
+ * quoted-printable or base64, so a pager shows most reports as they are.
+ */
+export type BodyEncoding = 'base64' | 'readable'
 
 /**
- * The whole RFC 5322 message of a report, built in one go: multipart/alternative with the
- * text and the HTML part. nodemailer's own composer streams every part through a chain of
- * transforms, which cost about as much CPU again as delivering the message over SMTP
- * (docs/performance.md); here the bodies are encoded natively (base64) or with nodemailer's
- * encoder (quoted-printable, for .eml files a pager can read), and the headers with
- * nodemailer's own word encoding and folding. The SMTP transport hands the result to
- * nodemailer as a raw message.
+ * A report as nodemailer's message options: multipart/alternative with the text and the
+ * HTML part, the threading headers of D24 and ours. nodemailer composes the MIME (header
+ * words, folding, body encoding, punycode for internationalized domains, a random
+ * boundary) and turns a line break inside a header value into a space, so no value can
+ * start a header of its own.
  */
-export function composeMessage(
+export function messageOptions(from: string, mail: OutgoingMail, encoding: BodyEncoding, date?: Date): Mail.Options {
+  const body = (content: string) =>
+    encoding === 'base64'
+      ? { content, contentTransferEncoding: 'base64' as const }
+      : // Unencoded, a lone CR (a progress line in a log) would be dropped or taken for a
+        // line break depending on the reader: it is one, as a terminal shows it.
+        { content: content.replace(/\r(?!\n)/g, '\n') }
+  return {
+    from,
+    to: mail.recipients,
+    subject: mail.subject,
+    text: body(mail.text),
+    html: body(mail.html),
+    messageId: mail.messageId,
+    ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: mail.inReplyTo } : {}),
+    date: date ?? new Date(),
+    headers: {
+      'X-Diagnostic-Event': mail.eventId,
+      // diagnosis, refire or recovery: for mail filters, and for tests of the lifecycle.
+      'X-Diagnostic-Kind': mail.kind,
+      'Auto-Submitted': 'auto-generated',
+    },
+  }
+}
+
+/** nodemailer's stream transport in buffer mode: composes, delivers nothing. */
+const composers = {
+  '\r\n': nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+  '\n': nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+}
+
+/** The whole RFC 5322 message of a report, as nodemailer composes it. */
+export async function composeMessage(
   from: string,
   mail: OutgoingMail,
   options: { encoding: BodyEncoding; newline?: '\r\n' | '\n'; date?: Date },
-): Buffer {
-  const eol = options.newline ?? '\r\n'
-  // "=_" never occurs in base64 or quoted-printable output, so no body line can be mistaken
-  // for the boundary, whatever follows; the event id makes it the same on a re-send.
-  const boundary = `=_diag_${mail.eventId.replace(/[^0-9A-Za-z]/g, '')}`
-  const headers: Array<[string, string]> = [
-    ['From', address(from)],
-    ['To', mail.recipients.map(address).join(', ')],
-    ['Subject', encodeWords(mail.subject, 'Q', 52)],
-    ['Message-ID', mail.messageId],
-  ]
-  if (mail.inReplyTo) headers.push(['In-Reply-To', mail.inReplyTo], ['References', mail.inReplyTo])
-  headers.push(
-    ['Date', (options.date ?? new Date()).toUTCString().replace('GMT', '+0000')],
-    ['MIME-Version', '1.0'],
-    ['X-Diagnostic-Event', mail.eventId],
-    // diagnosis, refire or recovery: for mail filters, and for tests of the lifecycle.
-    ['X-Diagnostic-Kind', mail.kind],
-    ['Auto-Submitted', 'auto-generated'],
-    ['Content-Type', `multipart/alternative; boundary="${boundary}"`],
-  )
-  const part = (type: string, body: string) =>
-    `--${boundary}${eol}Content-Type: ${type}; charset=utf-8${eol}Content-Transfer-Encoding: ${options.encoding}${eol}${eol}${encodeBody(body, options.encoding, eol)}${eol}`
-  const head = headers.map((header) => headerLine(header, eol)).join('')
-  return Buffer.from(
-    `${head}${eol}${part('text/plain', mail.text)}${part('text/html', mail.html)}--${boundary}--${eol}`,
-  )
-}
-
-/** One folded header line. A value can never end the header: CR and LF are refused (D23). */
-function headerLine([name, value]: [string, string], eol: string): string {
-  if (/[\r\n]/.test(value)) throw new Error(`the ${name} header holds a line break`)
-  return `${foldLines(`${name}: ${value}`, lineLength).replace(/\r\n/g, eol)}${eol}`
-}
-
-/** An address as the envelope and the header carry it: an internationalized domain in punycode. */
-export function address(value: string): string {
-  const at = value.lastIndexOf('@')
-  const domain = value.slice(at + 1)
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for non-ASCII
-  return at > 0 && /[^\x00-\x7f]/.test(domain) ? `${value.slice(0, at)}@${domainToASCII(domain)}` : value
-}
-
-function encodeBody(text: string, encoding: BodyEncoding, eol: string): string {
-  if (encoding === 'quoted-printable') {
-    // The encoder keeps a lone CR as it is; encoded, it cannot pass for a line break.
-    const encoded = encodeQuotedPrintable(text).replace(/\r(?!\n)/g, '=0D')
-    return wrapQuotedPrintable(encoded, lineLength).replace(/\r?\n/g, eol)
-  }
-  const base64 = Buffer.from(text, 'utf8').toString('base64')
-  const lines: string[] = []
-  for (let at = 0; at < base64.length; at += lineLength) lines.push(base64.slice(at, at + lineLength))
-  return lines.join(eol)
+): Promise<Buffer> {
+  const composer = composers[options.newline ?? '\r\n']
+  const info = await composer.sendMail(messageOptions(from, mail, options.encoding, options.date))
+  return info.message as Buffer
 }
