@@ -57,7 +57,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   app.removeContentTypeParser('text/plain')
   app.decorateRequest('principal', '')
   app.decorateRequest('scopes', null)
-  registerErrorHandling(app)
+  registerErrorHandling(app, (reason) => deps.metrics.requestsRejected.inc({ reason }))
 
   app.addHook(
     'onRequest',

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 // Every metric family of the service (spec "Metric families", D26, D27). One registry per
 // app instance, so tests can run several apps in one process without sharing counters.
@@ -23,6 +23,16 @@ export interface Metrics {
   fingerprintMismatches: Counter
   storageWritable: Gauge
   storageFaults: Counter<'operation'>
+  requestsRejected: Counter<'reason'>
+  diagnosisLatency: Histogram
+}
+
+/** The queue as a scrape sees it (src/store/queue-stats.ts). */
+export interface QueueStats {
+  queued: number
+  processing: number
+  /** When the oldest event still waiting was queued (epoch ms), or null when none waits. */
+  oldestQueuedAt: number | null
 }
 
 function fileSize(path: string): number {
@@ -33,7 +43,7 @@ function fileSize(path: string): number {
   }
 }
 
-export function createMetrics(options: { version: string; dbFile: string }): Metrics {
+export function createMetrics(options: { version: string; dbFile: string; queue: () => QueueStats }): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   // These default gauges end in _total, which `promtool check metrics` rejects as a lie.
@@ -50,6 +60,29 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
   }).set({ version: options.version, node_version: process.versions.node }, 1)
 
   const counter = (name: string, help: string) => new Counter({ name, help, registers })
+  // Read once per scrape for both queue gauges.
+  let stats: QueueStats | undefined
+  new Gauge({
+    name: 'diagnostic_queue_depth',
+    help: 'Events in the work queue, by status: queued (waiting for the worker) or processing',
+    labelNames: ['status'],
+    registers,
+    collect() {
+      stats = options.queue()
+      this.set({ status: 'queued' }, stats.queued)
+      this.set({ status: 'processing' }, stats.processing)
+    },
+  })
+  new Gauge({
+    name: 'diagnostic_queue_oldest_age_seconds',
+    help: 'How long the oldest event still waiting in the queue has waited; 0 when none waits',
+    registers,
+    collect() {
+      const oldest = (stats ?? options.queue()).oldestQueuedAt
+      stats = undefined
+      this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
+    },
+  })
 
   return {
     registry,
@@ -118,6 +151,18 @@ export function createMetrics(options: { version: string; dbFile: string }): Met
       name: 'diagnostic_storage_faults_total',
       help: 'Writes that failed for a fault of the host (disk full, I/O error, database locked), by operation',
       labelNames: ['operation'],
+      registers,
+    }),
+    requestsRejected: new Counter({
+      name: 'diagnostic_requests_rejected_total',
+      help: 'Requests answered with an error, by its code: unauthorized, forbidden, invalid_alert_payload, rate_limited, queue_full, storage_unavailable, ...',
+      labelNames: ['reason'],
+      registers,
+    }),
+    diagnosisLatency: new Histogram({
+      name: 'diagnostic_diagnosis_latency_seconds',
+      help: 'From the receipt of an alert to its report committed for delivery (queue wait, evidence, rules and rendering)',
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900],
       registers,
     }),
     fingerprintMismatches: counter(

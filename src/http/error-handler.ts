@@ -63,9 +63,11 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   return errors.internal()
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `rejected` counts every error answer by its code, except the service's own failures (500). */
+export function registerErrorHandling(app: FastifyInstance, rejected: (reason: string) => void): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error, request)
+    if (appError.statusCode !== 500) rejected(appError.code)
     if (appError.code === 'storage_unavailable') request.log.warn({ err: error }, 'storage unavailable')
     else if (appError.statusCode >= 500 && !(error instanceof AppError)) {
       request.log.error({ err: error }, 'request failed')
@@ -78,6 +80,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   })
   app.setNotFoundHandler((_request, reply) => {
     const { statusCode, code, message } = errors.notFound('No such endpoint.')
+    rejected(code)
     return reply.code(statusCode).send({ error: code, message })
   })
 }

@@ -128,6 +128,7 @@ export function startBackground(
     httpTimeoutMs: config.httpTimeoutMs,
     followWaitMs: config.followWaitSeconds * 1000,
     now: () => new Date(),
+    diagnosisLatency: storage.metrics.diagnosisLatency,
   }
   const worker = new Worker(
     batchedClaims(queue, batcher),

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics, type Metrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
 import { type Db, openDatabase } from '../store/database.js'
+import { queueStats } from '../store/queue-stats.js'
 import { StorageHealth } from '../store/storage-health.js'
 
 export interface Storage {
@@ -26,7 +27,7 @@ export function prepareDataDir(dataDir: string): void {
 export function openStorage(dataDir: string, version: string): Storage {
   const dbFile = join(dataDir, 'diagnostic.db')
   const db = openDatabase(dbFile)
-  const metrics = createMetrics({ version, dbFile })
+  const metrics = createMetrics({ version, dbFile, queue: queueStats(db) })
   const readiness = new Readiness(metrics.ready)
   // The app's logger exists once the app does; no write can fail before that.
   let log: FastifyBaseLogger | undefined

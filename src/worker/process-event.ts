@@ -19,6 +19,8 @@ export interface ProcessorDeps {
   /** How long a mail waits for the one it follows (a recovery for its diagnosis). */
   followWaitMs: number
   now: () => Date
+  /** Seconds from an alert's receipt to its report committed (diagnostic_diagnosis_latency_seconds). */
+  diagnosisLatency?: { observe(seconds: number): void }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -162,6 +164,7 @@ async function diagnose(
     },
     now: now.getTime(),
   })
+  if (committed) deps.diagnosisLatency?.observe(Math.max(0, deps.now().getTime() - event.receivedAt) / 1000)
   return committed ? `diagnosed ${rule.branch} (${event.transition})` : 'already processed'
 }
 

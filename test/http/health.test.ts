@@ -84,10 +84,71 @@ describe('health and metrics (D26, D27)', () => {
 
   it('passes promtool check metrics', async () => {
     const promtool = realTool('promtool', 'prometheus')
-    if (!promtool) return
     const exposition = (await get('/metrics')).text
     const result = spawnSync(promtool, ['check', 'metrics'], { input: exposition, encoding: 'utf8' })
     expect(result.stdout + result.stderr).toBe('')
     expect(result.status).toBe(0)
+  })
+})
+
+describe('queue, rejection and latency metrics', () => {
+  const metric = (text: string, line: RegExp) => Number(line.exec(text)?.[1] ?? Number.NaN)
+
+  it('shows the queue depth, the age of the oldest queued event and requests rejected by reason', async () => {
+    const t = await build({
+      DIAG_WORKER: 'off',
+      DIAG_QUEUE_CAPACITY: '2',
+      DIAG_RATE_LIMIT_PER_MINUTE: '0',
+      DIAG_ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1',
+    })
+    // Scraped with the token: the anonymous limit of one request a minute is for the 429 below.
+    const scrape = async () => (await t.call('GET', '/metrics')).text
+    const post = (json: unknown, headers: Record<string, string> = {}) =>
+      t.call('POST', '/api/v1/alerts/alertmanager', { json, headers })
+    try {
+      let text = await scrapeUntil(scrape, /^diagnostic_queue_depth\{status="queued"\} 0$/m)
+      expect(metric(text, /^diagnostic_queue_oldest_age_seconds (\S+)$/m)).toBe(0)
+      for (const id of ['q1', 'q2']) expect((await post(webhook([alert({ id })]))).status).toBe(202)
+      expect((await post(webhook([alert({ id: 'q3' })]))).status).toBe(503) // queue_full
+      expect((await post({ alerts: 'none' })).status).toBe(400) // invalid_alert_payload
+      expect((await post(webhook([alert()]), { authorization: 'Bearer unknown-token-0123456789' })).status).toBe(401)
+      expect((await post(webhook([alert()]), { authorization: 'Bearer unknown-token-0123456789' })).status).toBe(429)
+      text = await scrapeUntil(scrape, /^diagnostic_queue_depth\{status="queued"\} 2$/m)
+      await scrapeUntil(scrape, /^diagnostic_requests_rejected_total\{reason="rate_limited"\} 1$/m)
+      text = await scrape()
+      for (const reason of ['queue_full', 'invalid_alert_payload', 'unauthorized', 'rate_limited']) {
+        expect(
+          metric(text, new RegExp(`^diagnostic_requests_rejected_total\\{reason="${reason}"\\} (\\S+)$`, 'm')),
+        ).toBe(1)
+      }
+      expect(metric(text, /^diagnostic_queue_depth\{status="processing"\} (\S+)$/m)).toBe(0)
+      // Waiting is a positive age that grows while nothing drains the queue.
+      const age = metric(text, /^diagnostic_queue_oldest_age_seconds (\S+)$/m)
+      expect(age).toBeGreaterThan(0)
+      await scrapeUntil(async () => {
+        const later = metric(await scrape(), /^diagnostic_queue_oldest_age_seconds (\S+)$/m)
+        return later > age ? 'older' : 'same'
+      }, /^older$/)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('observes the diagnosis latency of every report', async () => {
+    const t = await build()
+    const scrape = async () => (await t.call('GET', '/metrics', { headers: { authorization: '' } })).text
+    try {
+      for (const id of ['l1', 'l2']) {
+        expect((await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id })]) })).status).toBe(
+          202,
+        )
+      }
+      const text = await scrapeUntil(scrape, /^diagnostic_diagnosis_latency_seconds_count 2$/m, 20_000)
+      expect(metric(text, /^diagnostic_diagnosis_latency_seconds_sum (\S+)$/m)).toBeGreaterThan(0)
+      expect(text).toContain('# TYPE diagnostic_diagnosis_latency_seconds histogram')
+      expect(text).toMatch(/^diagnostic_diagnosis_latency_seconds_bucket\{le="\+Inf"\} 2$/m)
+    } finally {
+      await t.close()
+    }
   })
 })

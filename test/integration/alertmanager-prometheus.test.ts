@@ -8,10 +8,10 @@ import { realTool } from '../helpers/real-tools.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
-// Real Prometheus Alertmanager and Prometheus from Debian's packages. Where they
-// are missing the tests skip loudly; .ci/run installs them and sets REQUIRE_REAL_TOOLS=1.
-const alertmanager = realTool('prometheus-alertmanager', 'prometheus-alertmanager')
-const prometheus = realTool('prometheus', 'prometheus')
+// Real Prometheus Alertmanager and Prometheus from Debian's packages, installed by npm
+// test's pretest (or by realTool when run alone as root); missing, the suite fails.
+realTool('prometheus-alertmanager', 'prometheus-alertmanager')
+realTool('prometheus', 'prometheus')
 const token = 'integration-token-000001'
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
@@ -22,7 +22,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 45
   }
 }
 
-describe.skipIf(!alertmanager || !prometheus)('with the real Alertmanager and Prometheus', () => {
+describe('with the real Alertmanager and Prometheus', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-integration-'))
   let smtp: Awaited<ReturnType<typeof startSmtp>>
   let service: ReturnType<typeof spawnService>

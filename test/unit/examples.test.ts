@@ -59,7 +59,6 @@ describe('examples/ are valid', () => {
   it('has an Alertmanager config amtool accepts and alerting rules promtool accepts', () => {
     const amtool = realTool('amtool', 'prometheus-alertmanager')
     const promtool = realTool('promtool', 'prometheus')
-    if (!amtool || !promtool) return
     const am = spawnSync(amtool, ['check-config', join(examples, 'deploy', 'alertmanager.yml')], { encoding: 'utf8' })
     expect(am.status, am.stdout + am.stderr).toBe(0)
     const rules = spawnSync(promtool, ['check', 'rules', join(examples, 'deploy', 'diagnostic-service-alerts.yml')], {
