@@ -175,7 +175,7 @@ async function main() {
         DIAG_RATE_LIMIT_PER_MINUTE: '0',
         DIAG_LOG_LEVEL: 'warn',
       },
-      /ready on (https:\/\/\S+)/,
+      /ready on (https:\/\/[^\s"]+)/,
     )
     children.push(service.child)
     const serviceUrl = service.match[1] as string

@@ -29,7 +29,7 @@ let out = ''
 const url = await new Promise<string>((resolve, reject) => {
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString()
-    const match = /ready on (https:\/\/\S+)/.exec(out)
+    const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
     if (match?.[1]) resolve(match[1])
   })
   child.on('exit', (code) => reject(new Error(`service exited (${code})`)))

@@ -184,7 +184,7 @@ async function main() {
       let out = ''
       child?.stdout?.on('data', (chunk: Buffer) => {
         out += chunk.toString()
-        const match = /ready on (https:\/\/\S+)/.exec(out)
+        const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
         if (match?.[1]) resolve(match[1])
       })
       child?.on('exit', (code) => reject(new Error(`service exited with ${code}`)))

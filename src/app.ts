@@ -1,11 +1,12 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https'
 import rateLimit from '@fastify/rate-limit'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { createAjv } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
+import { QuietProbes } from './http/request-logging.js'
 import './http/fastify-types.js'
 import { identify, readinessGate, requireToken } from './http/request-gates.js'
 import { type RequestRateLimits, requestRateLimit } from './http/request-rate-limit.js'
@@ -13,6 +14,7 @@ import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
 import { incidentRoutes } from './http/routes/incidents.js'
 import { appendOnlyGuard, ruleRoutes } from './http/routes/rules.js'
+import type { Logger } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 import type { RulesService } from './rules/rules-service.js'
@@ -30,10 +32,10 @@ export interface AppDeps {
   rateLimits: RequestRateLimits
 }
 
-/** The transport and logging of the app: TLS material and options, pino options. */
+/** The transport and logging of the app: TLS material and options, the process's logger. */
 export interface AppOptions {
   https: HttpsServerOptions
-  logger: FastifyServerOptions['logger']
+  logger: Logger
   connectionLimits?: ConnectionLimits
 }
 
@@ -45,7 +47,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   const app = Fastify({
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    logger: options.logger,
+    loggerInstance: options.logger,
+    logController: new QuietProbes(),
     serverFactory: (handler) => createHttpsServer(options.https, guard, handler),
     clientErrorHandler,
   }) as unknown as FastifyInstance
@@ -57,6 +60,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   app.removeContentTypeParser('text/plain')
   app.decorateRequest('principal', '')
   app.decorateRequest('scopes', null)
+  app.decorateRequest('authRefusal', null)
   registerErrorHandling(app, (reason) => deps.metrics.requestsRejected.inc({ reason }))
 
   app.addHook(

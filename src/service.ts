@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import type { Config } from './config/load.js'
+import { createLogger, type Logger, lifecycleLog } from './logging.js'
 import type { Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
 import type { Readiness } from './readiness.js'
@@ -21,8 +22,6 @@ import { readTlsMaterial } from './tls/dev-certificates.js'
 import type { Analysis } from './worker/analysis/analysis-pool.js'
 import type { Worker } from './worker/worker.js'
 
-export type { Announce } from './startup/credentials.js'
-
 export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string })
   .version
 
@@ -39,6 +38,11 @@ export interface Service {
   url: string
   /** CA file clients should trust when the certificate was generated (D3), else undefined. */
   generatedCaFile: string | undefined
+  /**
+   * Why a start-up check failed (readiness `startup_failed`); the process then logs it and
+   * exits (server.ts), an embedding test can still look at the service.
+   */
+  startupError: Error | undefined
   /** D28: readiness DOWN at once, drain requests, flush writes, close SQLite. */
   stop(): Promise<void>
 }
@@ -48,10 +52,14 @@ export interface Service {
  * beside it, then listening, and only then the start-up checks, so that /health/ready
  * tells "starting" and "startup_failed" apart from "not running" (D26).
  */
-export async function startService(config: Config, announce: Announce = () => {}): Promise<Service> {
+export async function startService(config: Config, logger = createLogger(config.logLevel)): Promise<Service> {
+  // Lines an operator must see once (the generated token, the CA to trust).
+  const lifecycle = lifecycleLog(logger)
+  const announce: Announce = (line) => lifecycle.info(line)
   prepareDataDir(config.dataDir)
-  const tls = await loadTls(config, announce)
+  // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
+  const tls = await loadTls(config, announce)
   const storage = openStorage(config.dataDir, version)
   const rules = new RulesService(
     new RulesRepository(storage.db, storage.health),
@@ -67,23 +75,25 @@ export async function startService(config: Config, announce: Announce = () => {}
     onQueued: () => worker?.kick(),
     health: storage.health,
   })
-  const app = await createApp(config, storage, tokens, writer, rules, tls.files)
+  const app = await createApp(config, storage, tokens, writer, rules, tls.files, logger)
   storage.useLog(app.log)
   const background = createBackground(config, storage, rules, app.log)
   const stop = stopOnce(config, app, storage, writer, background, () => worker)
   await listen(app, config, storage, background)
+  let startupError: Error | undefined
   try {
     const checked = await checkStartup(config, storage, rules, background, app.log)
     worker = startBackground(config, storage, background, checked, version, app.log)
     storage.readiness.set('ready')
   } catch (error) {
+    startupError = error instanceof Error ? error : new Error(String(error))
     storage.readiness.set('startup_failed')
-    app.log.error({ err: error }, 'startup check failed; the service stays not ready')
   }
   const { db, metrics, readiness } = storage
   const { analysis, housekeeping } = background
   const url = serviceUrl(app, config)
-  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile: tls.generatedCaFile, stop }
+  const generatedCaFile = tls.generatedCaFile
+  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile, startupError, stop }
 }
 
 async function createApp(
@@ -93,6 +103,7 @@ async function createApp(
   writer: EventWriter,
   rules: RulesService,
   tlsFiles: Parameters<typeof readTlsMaterial>[0],
+  logger: Logger,
 ): Promise<FastifyInstance> {
   const material = readTlsMaterial(tlsFiles)
   const app = await buildApp(
@@ -114,7 +125,7 @@ async function createApp(
         maxVersion: 'TLSv1.3',
         ...(material.ca ? { requestCert: true, rejectUnauthorized: true } : {}),
       },
-      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+      logger,
       connectionLimits: config.connectionLimits,
     },
   )

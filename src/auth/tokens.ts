@@ -25,6 +25,11 @@ export interface Principal {
   scopes: readonly Scope[]
 }
 
+export type TokenCheck = { principal: Principal } | { refused: 'unknown' } | { refused: 'expired'; name: string }
+
+/** Why a request carries no valid token, for the log (never the token itself). */
+export type AuthRefusal = 'missing' | 'malformed' | 'unknown' | 'expired'
+
 /** Rules registered on the first start carry this name (rules/seed.ts); no token may. */
 export const reservedTokenNames = new Set(['seed'])
 
@@ -87,14 +92,20 @@ export class TokenVerifier {
 
   /** The principal (token name and scopes), or null for a wrong or expired token. */
   verify(presented: string, now = Date.now()): Principal | null {
+    const checked = this.check(presented, now)
+    return 'principal' in checked ? checked.principal : null
+  }
+
+  /** The principal, or why the token is refused: unknown, or expired (with the entry's name). */
+  check(presented: string, now = Date.now()): TokenCheck {
     const hash = sha256(presented)
     let match: TokenEntry | null = null
     for (const entry of this.entries) {
       if (timingSafeEqual(hash, entry.hash) && match === null) match = entry
     }
-    if (match === null) return null
-    if (match.expiresAt !== undefined && match.expiresAt <= now) return null
-    return { name: match.name, scopes: match.scopes }
+    if (match === null) return { refused: 'unknown' }
+    if (match.expiresAt !== undefined && match.expiresAt <= now) return { refused: 'expired', name: match.name }
+    return { principal: { name: match.name, scopes: match.scopes } }
   }
 }
 

@@ -13,27 +13,40 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const examples = join(packageRoot, 'examples')
 
 async function main(): Promise<number> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('DIAG_')))
+  // The DIAG_* settings go to the service as they are (a port, a data folder, SMTP); the
+  // demo reads the token and CA where the service keeps them.
+  const { env } = process
   const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
     cwd: process.cwd(),
-    env: { ...env, DIAG_LOG_LEVEL: 'warn' },
+    env: { ...env, DIAG_LOG_LEVEL: env.DIAG_LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
+  // Interrupted, the demo takes its service with it.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      child.kill('SIGTERM')
+      process.exit(130)
+    })
+  }
   const url = await new Promise<string>((ready, fail) => {
     let out = ''
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString()
-      const match = /ready on (https:\/\/\S+)/.exec(out)
+      const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
       if (match?.[1]) ready(match[1])
     })
-    child.on('exit', (code) => fail(new Error(`the service exited (${code}); is port 8443 already in use?`)))
+    child.on('exit', (code) =>
+      fail(new Error(`the service exited (${code}) before it was ready: its log above says why (a port in use?)`)),
+    )
   })
   try {
-    const data = resolve('data')
+    const data = resolve(env.DIAG_DATA_DIR ?? 'data')
+    const caFile = join(data, 'tls', 'ca.pem')
     const client: ClientOptions = {
       url,
-      token: readFileSync(join(data, 'api-token'), 'utf8').trim(),
-      ca: readFileSync(join(data, 'tls', 'ca.pem')),
+      token: env.DIAG_API_TOKEN ?? readFileSync(join(data, 'api-token'), 'utf8').trim(),
+      // With DIAG_TLS_CERT set the service's own certificate is used, trusted as the system trusts it.
+      ...(env.DIAG_TLS_CERT || !existsSync(caFile) ? {} : { ca: readFileSync(caFile) }),
     }
     print(`service ready on ${url} (data in ${data})`)
     for (const file of ['webhook-firing.json', 'webhook-multi.json']) {
@@ -58,7 +71,7 @@ async function main(): Promise<number> {
     )
     print(`sent examples/webhook-resolved.json: ${resolved.status}`)
     const outbox = join(data, 'outbox')
-    for (let i = 0; i < 120; i++) {
+    for (let i = 0; i < 120 && !env.DIAG_SMTP_URL; i++) {
       const mails = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')) : []
       if (mails.some((f) => f.endsWith('-recovery.eml')) && mails.length >= 5) break
       await sleep(250)
@@ -76,10 +89,14 @@ async function main(): Promise<number> {
       )
     }
     print()
-    print(`reports (one .eml file per e-mail, open them with any mail client) in ${outbox}:`)
-    for (const file of readdirSync(outbox).sort()) print(`  ${file}`)
-    print()
-    print('Next: set DIAG_SMTP_URL to send real e-mail, and point Alertmanager at the service (README).')
+    if (env.DIAG_SMTP_URL) {
+      print(`reports went to the SMTP server of DIAG_SMTP_URL (${new URL(env.DIAG_SMTP_URL).host})`)
+    } else {
+      print(`reports (one .eml file per e-mail, open them with any mail client) in ${outbox}:`)
+      for (const file of readdirSync(outbox).sort()) print(`  ${file}`)
+      print()
+      print('Next: set DIAG_SMTP_URL to send real e-mail, and point Alertmanager at the service (README).')
+    }
     return 0
   } finally {
     child.kill('SIGTERM')

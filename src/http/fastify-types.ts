@@ -1,10 +1,12 @@
 import 'fastify'
-import type { Scope } from '../auth/tokens.js'
+import type { AuthRefusal, Scope } from '../auth/tokens.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Public routes (health, metrics) skip authentication. */
     public?: boolean
+    /** Health probes and metric scrapes: their request lines are logged at debug. */
+    probe?: boolean
     /** The Alertmanager webhook: never rate limited once authenticated (docs/design.md). */
     webhook?: boolean
     /** The scope a token needs for this route (403 without it). */
@@ -17,5 +19,7 @@ declare module 'fastify' {
     principal: string
     /** What that token may do; null without a valid token. */
     scopes: readonly Scope[] | null
+    /** Why the request has no valid token (logged when a route needs one); the name of an expired entry. */
+    authRefusal: { reason: AuthRefusal; name?: string } | null
   }
 }

@@ -18,11 +18,20 @@ export function readinessGate(readiness: Readiness) {
  */
 export function identify(verifier: TokenVerifier, onAuthenticated: (request: FastifyRequest) => void) {
   return async (request: FastifyRequest) => {
-    const token = parseBearer(request.headers.authorization)
-    const principal = token === null ? null : verifier.verify(token)
-    if (principal === null) return
-    request.principal = principal.name
-    request.scopes = principal.scopes
+    const header = request.headers.authorization
+    const token = parseBearer(header)
+    if (token === null) {
+      request.authRefusal = header === undefined || header === '' ? { reason: 'missing' } : { reason: 'malformed' }
+      return
+    }
+    const checked = verifier.check(token)
+    if ('refused' in checked) {
+      request.authRefusal =
+        checked.refused === 'expired' ? { reason: 'expired', name: checked.name } : { reason: 'unknown' }
+      return
+    }
+    request.principal = checked.principal.name
+    request.scopes = checked.principal.scopes
     onAuthenticated(request)
   }
 }
@@ -35,7 +44,13 @@ export function identify(verifier: TokenVerifier, onAuthenticated: (request: Fas
 export async function requireToken(request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
   const { public: open, scope } = request.routeOptions.config
   if (open) return payload
-  if (request.principal === '') throw errors.unauthorized()
+  if (request.principal === '') {
+    const refusal = request.authRefusal ?? { reason: 'missing' }
+    // An expired token is an operator's to rotate; the others are noise or probing.
+    const level = refusal.reason === 'expired' ? 'warn' : 'info'
+    request.log[level]({ auth: refusal }, `refused a request: ${refusal.reason} token`)
+    throw errors.unauthorized()
+  }
   if (!scope || !request.scopes?.includes(scope)) throw errors.forbidden(scope ?? 'required')
   return payload
 }

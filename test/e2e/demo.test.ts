@@ -15,7 +15,8 @@ describe('npm run demo', () => {
       [join(packageRoot, 'dist', 'src', 'cli', 'demo.js')],
       {
         cwd,
-        env: cleanEnv({}),
+        // Port 0: the demo honours the DIAG_* settings, so the test needs no free 8443.
+        env: cleanEnv({ DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_DATA_DIR: join(cwd, 'demo-data') }),
         timeout: 90_000,
       },
     )
@@ -23,9 +24,10 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/^app-02\s+open\s+AH-01\s+ContainerOomKilled\s+jvm_memory\s+high$/m)
     expect(stdout).toMatch(/^app-03\s+open\s+TD-09\s+JdbcPoolExhausted\s+database_persistence\s+high$/m)
     expect(stdout).toMatch(/^app-04\s+open\s+TD-13\s+DownstreamReadTimeout\s+network_integration\s+high$/m)
-    const outbox = readdirSync(join(cwd, 'data', 'outbox'))
+    const outbox = readdirSync(join(cwd, 'demo-data', 'outbox'))
     expect(outbox.filter((f) => f.endsWith('-diagnosis.eml'))).toHaveLength(4)
     expect(outbox.filter((f) => f.endsWith('-recovery.eml'))).toHaveLength(1)
-    expect(stdout).toContain(join(cwd, 'data', 'outbox'))
+    expect(stdout).toContain(join(cwd, 'demo-data', 'outbox'))
+    expect(stdout).toMatch(/service ready on https:\/\/127\.0\.0\.1:\d+ /)
   }, 120_000)
 })

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -9,9 +10,11 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { request as rawRequest } from 'node:https'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { packageRoot } from '../../src/paths.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
@@ -110,13 +113,81 @@ describe('the service process', () => {
       { DIAG_API_TOKENS_FILE: '/nonexistent/tokens.json' },
       'DIAG_API_TOKENS_FILE: /nonexistent/tokens.json cannot be read',
     ],
-  ])('refuses to start on a bad value with one clear line and exit code 78: %j', async (env, line) => {
+  ])('refuses to start on a bad value with one clear log line and exit code 78: %j', async (env, line) => {
     const cwd = mkdtempSync(join(tmpdir(), 'diag-badconfig-'))
     const service = start({ DIAG_PORT: '0', ...env }, cwd)
     expect(await service.exited).toEqual({ code: 78, signal: null })
-    const lines = service.stderr().trim().split('\n')
+    const lines = service.logLines()
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toContain(`diagnostic-service: configuration error: ${line}`)
+    expect(lines[0]).toMatchObject({
+      level: 60,
+      exitCode: 78,
+      msg: expect.stringContaining(`failed to start: ${line}`),
+    })
+    expect(service.stderr()).toBe('')
+  })
+
+  it('exits non-zero with the reason when a start-up check fails, instead of staying up not ready', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-badcheck-'))
+    const templates = join(cwd, 'templates')
+    cpSync(join(packageRoot, 'templates'), templates, { recursive: true })
+    writeFileSync(join(templates, 'diagnosis.html.hbs'), '<p>{{#each labels}}{{name}}</p>') // unclosed block
+    const service = start({ DIAG_PORT: '0', DIAG_TEMPLATES_DIR: templates }, cwd)
+    expect(await service.exited).toEqual({ code: 78, signal: null })
+    const fatal = service.logLines().find((l) => l.level === 60)
+    expect(fatal).toMatchObject({ exitCode: 78, msg: expect.stringContaining('failed to start: ') })
+    expect(String(fatal?.msg)).toContain('diagnosis.html.hbs')
+  })
+
+  it('exits 1 with the reason when its port is taken', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = String((blocker.address() as AddressInfo).port)
+      const cwd = mkdtempSync(join(tmpdir(), 'diag-busyport-'))
+      const service = start({ DIAG_PORT: port, DIAG_HOST: '127.0.0.1' }, cwd)
+      expect(await service.exited).toEqual({ code: 1, signal: null })
+      expect(service.logLines().find((l) => l.level === 60)?.msg).toMatch(/failed to start: .*EADDRINUSE/)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('logs a refused token with its reason and the entry name, never the token, and probes at debug', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'diag-authlog-'))
+    const tokens = join(cwd, 'tokens.json')
+    writeFileSync(
+      tokens,
+      JSON.stringify([
+        { name: 'alertmanager', token: 'valid-token-000000000001' },
+        { name: 'retired', token: 'expired-token-0000000001', expiresAt: '2020-01-01T00:00:00Z' },
+      ]),
+    )
+    const service = start({ DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKENS_FILE: tokens }, cwd)
+    const url = await service.ready
+    const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
+    const get = (path: string, token?: string) =>
+      request(`${url}${path}`, { ca, headers: token ? { authorization: `Bearer ${token}` } : {} })
+    expect((await get('/health/ready')).status).toBe(200)
+    expect((await get('/api/v1/rules', 'expired-token-0000000001')).status).toBe(401)
+    expect((await get('/api/v1/rules', 'unknown-token-000000001')).status).toBe(401)
+    expect((await get('/api/v1/rules', 'valid-token-000000000001')).status).toBe(200)
+    // The last request's completion is the positive signal that every line before it is written.
+    await waitFor(() =>
+      service
+        .logLines()
+        .some((l) => l.msg === 'request completed' && (l.res as { statusCode?: number })?.statusCode === 200),
+    )
+    const refusals = service
+      .logLines()
+      .filter((l) => typeof l.msg === 'string' && l.msg.startsWith('refused a request'))
+    expect(refusals.map((l) => [l.level, l.auth])).toEqual([
+      [40, { reason: 'expired', name: 'retired' }],
+      [30, { reason: 'unknown' }],
+    ])
+    expect(service.stdout()).not.toContain('expired-token-0000000001')
+    expect(service.stdout()).not.toContain('unknown-token-000000001')
+    expect(service.stdout()).not.toContain('/health/ready')
   })
 
   it('drains an in-flight request on SIGTERM, then exits 0 (D28)', async () => {

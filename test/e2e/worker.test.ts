@@ -47,7 +47,26 @@ async function startService(env: Record<string, string>, cwd = mkdtempSync(join(
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
   }
-  return { service, cwd, url, ca, post, metric, metricReaches }
+  /**
+   * Waits for the final state of everything sent so far: nothing queued or in processing,
+   * and no mail of the incident pending. After that no further mail of it can appear, so
+   * "exactly one" can be asserted without waiting for nothing.
+   */
+  const settled = async (incidentId: string) => {
+    const pending = async () => {
+      const text = (await request(`${url}/metrics`, { ca })).text
+      const depth = (status: string) =>
+        Number(new RegExp(`^diagnostic_queue_depth\\{status="${status}"\\} (\\S+)$`, 'm').exec(text)?.[1])
+      const incident = await request(`${url}/api/v1/incidents/${incidentId}`, {
+        ca,
+        headers: { authorization: `Bearer ${token}` },
+      })
+      const delivery = incident.json().delivery as Array<{ status: string }>
+      return depth('queued') + depth('processing') + delivery.filter((d) => d.status === 'pending').length
+    }
+    await waitFor(async () => (await pending()) === 0, 20_000, 'the queue and the outbox to settle')
+  }
+  return { service, cwd, url, ca, post, metric, metricReaches, settled }
 }
 
 describe('the worker end to end, with a real SMTP server', () => {
@@ -131,8 +150,9 @@ describe('the worker end to end, with a real SMTP server', () => {
     await waitFor(() => mailFor(first.events[0].eventId).length > 0, 20_000, 'the e-mail')
     const again = await svc.post(payload)
     expect(again.duplicates).toBe(1)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    await svc.settled(first.events[0].incidentId)
     expect(mailFor(first.events[0].eventId)).toHaveLength(1)
+    expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === again.events[0].eventId)).toHaveLength(1)
   })
 
   it('answers a resolution with a recovery e-mail threaded under the diagnosis', async () => {
@@ -314,7 +334,7 @@ describe('a worker killed mid-event (D25)', () => {
         const eventId = answer.events[0].eventId
         await waitFor(() => smtp.mails.some((m) => m.headers['x-diagnostic-event'] === eventId), 30_000, 'the report')
         await second.metricReaches('diagnostic_stale_locks_recovered_total', 1)
-        await new Promise((resolve) => setTimeout(resolve, 2000))
+        await second.settled(answer.events[0].incidentId)
         expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)).toHaveLength(1)
         expect(smtp.mails[0]?.headers.subject).toContain('AH-05 HealthProbeUnresponsive')
       } finally {

@@ -7,6 +7,8 @@ export interface ServiceProcess {
   url: string
   stdout: () => string
   stderr: () => string
+  /** stdout as the service's parsed log lines. */
+  logLines: () => Array<Record<string, unknown>>
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
@@ -47,10 +49,10 @@ export function spawnService(
   const ready = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service not ready in 30 s:\n${out}\n${err}`)), 30_000)
     const onData = () => {
-      const match = /diagnostic-service: ready on (https:\/\/\S+)/.exec(out)
-      if (match?.[1]) {
+      const url = readyUrl(out)
+      if (url) {
         clearTimeout(timer)
-        resolve(match[1])
+        resolve(url)
       }
     }
     child.stdout?.on('data', onData)
@@ -63,11 +65,30 @@ export function spawnService(
   return {
     child,
     get url() {
-      return /ready on (https:\/\/\S+)/.exec(out)?.[1] ?? ''
+      return readyUrl(out) ?? ''
     },
     stdout: () => out,
+    logLines: () => logLines(out),
     stderr: () => err,
     exited,
     ready,
   }
+}
+
+/** The service's log (pino JSON lines on stdout), parsed; a line that is not JSON is skipped. */
+export function logLines(out: string): Array<Record<string, unknown>> {
+  return out.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return []
+    try {
+      return [JSON.parse(line) as Record<string, unknown>]
+    } catch {
+      return [] // a line still being written
+    }
+  })
+}
+
+/** The URL of the log line that says the service is ready. */
+function readyUrl(out: string): string | undefined {
+  const line = logLines(out).find((l) => typeof l.msg === 'string' && l.msg.startsWith('ready on '))
+  return line?.url as string | undefined
 }

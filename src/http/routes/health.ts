@@ -50,12 +50,13 @@ export function sharedExposition(render: () => Promise<string>, maxAgeMs = 1000,
 
 export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps) {
   const { readiness, metrics, version } = deps
-  const config = { public: true }
+  // Probes and scrapes come every few seconds: their request lines are debug (request-logging.ts).
+  const quiet = { config: { public: true, probe: true } }
   const render = sharedExposition(() => metrics.registry.metrics())
 
-  app.get('/health/live', { config }, async () => ({ status: 'UP' }))
+  app.get('/health/live', quiet, async () => ({ status: 'UP' }))
 
-  app.get('/health/ready', { config }, async (_request, reply) => {
+  app.get('/health/ready', quiet, async (_request, reply) => {
     const probe = readiness.probe
     if (probe.up) return { status: 'UP' }
     return reply.code(503).send({ status: 'DOWN', reason: probe.reason })
@@ -68,6 +69,6 @@ export async function healthRoutes(app: FastifyInstance, deps: HealthRoutesDeps)
     const text = await render()
     return reply.type(metrics.registry.contentType).send(text)
   }
-  app.get('/health', { config }, exposition)
-  app.get('/metrics', { config }, exposition)
+  app.get('/health', quiet, exposition)
+  app.get('/metrics', quiet, exposition)
 }
