@@ -26,7 +26,7 @@ export interface AppDeps {
   metrics: Metrics
   tokens: TokenVerifier
   writer: Pick<EventWriter, 'submit'>
-  rules: Pick<RulesService, 'list' | 'find' | 'register'>
+  rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
   incidents: Pick<IncidentsRepository, 'list' | 'get'>
   version: string
   rateLimits: RequestRateLimits

@@ -11,12 +11,14 @@ export class AppError extends Error {
   readonly statusCode: number
   readonly details: ErrorDetail[] | undefined
   readonly headers: Record<string, string>
+  /** Fields of the body besides error, message and details (a rule conflict names the rule). */
+  readonly fields: Record<string, unknown>
 
   constructor(
     statusCode: number,
     code: string,
     message: string,
-    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+    options: { details?: ErrorDetail[]; headers?: Record<string, string>; fields?: Record<string, unknown> } = {},
   ) {
     super(message)
     this.name = 'AppError'
@@ -24,6 +26,7 @@ export class AppError extends Error {
     this.code = code
     this.details = options.details
     this.headers = options.headers ?? {}
+    this.fields = options.fields ?? {}
   }
 }
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env node
-// `diag`: the operator's command line for the rules API. See main.ts.
+// `appserver-diag`: the operator's command line for the rules API. See main.ts.
 import { main } from './main.js'
 
-main(process.argv.slice(2), process.env, (line) => process.stdout.write(`${line}\n`)).then(
+main(process.argv.slice(2), process.env, {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+}).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`diag: ${error instanceof Error ? error.message : String(error)}\n`)
-    process.exit(1)
+    process.stderr.write(`appserver-diag: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(
+      error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS') ? 2 : 1,
+    )
   },
 )

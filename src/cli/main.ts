@@ -1,24 +1,69 @@
-// The `diag` command line: argument parsing and dispatch, importable by tests.
+// The command line of the diagnostic service: argument parsing and dispatch, importable by tests.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { packageRoot } from '../paths.js'
 import { clientOptions } from './client.js'
-import { listRules, pushRules, testRules } from './rules-commands.js'
+import type { Output } from './output.js'
+import { listRules, testRules } from './rules-commands.js'
+import { pushRules } from './rules-push.js'
 
-const usage = `usage:
-  diag rules push FILE                 register a rule or an array of rules (409 duplicates are skipped)
-  diag rules list [--category C]       list the catalogue
-  diag rules test FILE --log LOGFILE   evaluate a rulepack offline against a local log file
-                  [--alertname NAME]   the alertname to evaluate for (rules with a ruleId)
-                  [--expect-match]     exit 1 when a rule of FILE does not match
+const connection = `connection: --url URL --token TOKEN --ca CAFILE, or DIAG_CLI_URL, DIAG_CLI_TOKEN (or
+DIAG_API_TOKEN), DIAG_CLI_CA; by default https://localhost:8443 with ./data/api-token and
+./data/tls/ca.pem, as a local \`npm start\` creates them.`
 
-connection (push, list): --url URL --token TOKEN --ca CAFILE, or DIAG_CLI_URL, DIAG_CLI_TOKEN
-(or DIAG_API_TOKEN), DIAG_CLI_CA; by default https://localhost:8443 with ./data/api-token
-and ./data/tls/ca.pem, as a local \`npm start\` creates them.`
+const help: Record<string, string> = {
+  main: `usage: appserver-diag <command> [options]
 
-export async function main(
-  argv: string[],
-  env: Record<string, string | undefined>,
-  print: (line: string) => void,
-): Promise<number> {
+commands:
+  rules push FILE        register the rules of a rulepack file
+  rules list             list the rule catalogue
+  rules test FILE        try a rulepack on a log file before registering it
+
+options: --json (machine-readable output), --help (for any command), --version
+
+Results go to stdout, errors to stderr. Exit codes: 0 done, 1 refused or failed, 2 usage.
+Run 'appserver-diag rules push --help' for a command's options and an example.`,
+  push: `usage: appserver-diag rules push FILE [--json] [connection]
+
+Registers each rule of FILE (one rule object or an array) through POST /api/v1/rules.
+A rule identical to a registered one is skipped. A rule whose branch, name or pattern is
+already taken by a rule that says something else is refused: the command names that rule
+and exits 1. Rules are append-only: try them with 'rules test' first.
+
+example:
+  appserver-diag rules push examples/rulepack.json --url https://diag.example.internal:8443 \\
+      --token "$DIAG_CLI_TOKEN" --ca /etc/diagnostic/ca.pem
+
+${connection}`,
+  list: `usage: appserver-diag rules list [--category CATEGORY] [--json] [connection]
+
+Lists the catalogue: the built-in rules and every registered custom rule.
+
+example:
+  appserver-diag rules list --category database_persistence
+
+${connection}`,
+  test: `usage: appserver-diag rules test FILE --log LOGFILE [--alertname NAME] [--expect-match] [--json] [connection]
+
+Evaluates the rules of FILE with the service's engine, next to the built-in and seed
+rules, over the tail of LOGFILE (the service's bounds, redacted as the service redacts).
+When a service is reachable, each rule is also checked against its catalogue (a dry run
+that stores nothing): a conflict there fails the test. Unreachable, it says so.
+
+  --alertname NAME   the alertname to evaluate for (rules with a ruleId)
+  --expect-match     exit 1 when a rule of FILE matches nothing
+
+example:
+  appserver-diag rules test my-rules.json --log /var/log/tomcat10/catalina.out --expect-match
+
+${connection}`,
+}
+
+const version = () =>
+  (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version
+
+export async function main(argv: string[], env: Record<string, string | undefined>, output: Output): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -30,32 +75,44 @@ export async function main(
       log: { type: 'string' },
       alertname: { type: 'string' },
       'expect-match': { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'V' },
     },
   })
-  const [group, command, file] = positionals
-  if (values.help || group !== 'rules' || !command) {
-    print(usage)
-    return values.help ? 0 : 2
+  if (values.version) {
+    output.out(version())
+    return 0
   }
+  const [group, command, file] = positionals
+  const usage = (topic: string, code: number) => {
+    if (code === 0) output.out(help[topic] ?? help.main ?? '')
+    else output.err(help[topic] ?? help.main ?? '')
+    return code
+  }
+  if (group !== 'rules' || !command) return usage('main', values.help ? 0 : 2)
+  if (values.help) return usage(command, 0)
+  const json = values.json ?? false
+  const client = () => clientOptions(values, env)
   switch (command) {
     case 'push':
-      if (!file) break
-      return pushRules(clientOptions(values, env), file, print)
+      if (!file) return usage('push', 2)
+      return pushRules(client(), file, output, json)
     case 'list':
-      return listRules(clientOptions(values, env), values.category, print)
+      return listRules(client(), values.category, output, json)
     case 'test':
-      if (!file || !values.log) break
+      if (!file || !values.log) return usage('test', 2)
       return testRules(
         file,
         {
           log: values.log,
           alertname: values.alertname ?? 'DiagRulesTest',
           expectMatch: values['expect-match'] ?? false,
+          json,
         },
-        print,
+        client,
+        output,
       )
   }
-  print(usage)
-  return 2
+  return usage('main', 2)
 }

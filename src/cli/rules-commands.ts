@@ -10,45 +10,27 @@ import { seedRulepackFile } from '../rules/seed.js'
 import type { CustomRule } from '../rules/types.js'
 import { parsePattern } from '../text/pattern.js'
 import { type ClientOptions, call } from './client.js'
+import type { Output } from './output.js'
+import { describeRule, type RuleOutcome, report, sendRule } from './rules-push.js'
 
-export type Print = (line: string) => void
-
-const describeRule = (rule: { branch?: unknown; ruleName?: unknown }, index: number) =>
-  `${String(rule.branch ?? `rule #${index + 1}`)} ${String(rule.ruleName ?? '')}`.trim()
-
-/**
- * `diag rules push FILE`: one POST per rule (the API takes one rule a request, D19);
- * a 409 means the rule (or its branch, name or pattern) is already registered, which is
- * skipped and said; any other failure makes the exit code 1.
- */
-export async function pushRules(client: ClientOptions, file: string, print: Print): Promise<number> {
-  const rules = readRulepack(file)
-  let failed = 0
-  for (const [index, rule] of rules.entries()) {
-    const name = describeRule(rule as Record<string, unknown>, index)
-    const { status, body } = await call(client, 'POST', '/api/v1/rules', rule)
-    if (status === 201) print(`${name}: registered as id ${body.id}`)
-    else if (status === 409) print(`${name}: skipped, already registered (${body.error}: ${body.message})`)
-    else {
-      failed++
-      const details = Array.isArray(body?.details)
-        ? body.details.map((d: { path: string; message: string }) => ` ${d.path} ${d.message};`).join('')
-        : ''
-      print(`${name}: FAILED ${status} ${body?.error ?? ''}: ${body?.message ?? body}${details}`)
-    }
-  }
-  print(`${rules.length - failed} of ${rules.length} rules registered or already present`)
-  return failed > 0 ? 1 : 0
-}
-
-/** `diag rules list [--category C]`. */
-export async function listRules(client: ClientOptions, category: string | undefined, print: Print): Promise<number> {
+/** `appserver-diag rules list [--category C]`. */
+export async function listRules(
+  client: ClientOptions,
+  category: string | undefined,
+  output: Output,
+  json: boolean,
+): Promise<number> {
   const query = category ? `?category=${encodeURIComponent(category)}` : ''
   const { status, body } = await call(client, 'GET', `/api/v1/rules${query}`)
   if (status !== 200) {
-    print(`FAILED ${status} ${body?.error ?? ''}: ${body?.message ?? body}`)
+    output.err(`FAILED ${status} ${body?.error ?? ''}: ${body?.message ?? body}`)
     return 1
   }
+  if (json) {
+    output.out(JSON.stringify(body, null, 2))
+    return 0
+  }
+  const print = output.out
   print(
     `${'branch'.padEnd(8)}${'id'.padEnd(15)}${'category'.padEnd(24)}${'classification'.padEnd(17)}${'confidence'.padEnd(12)}ruleName`,
   )
@@ -62,15 +44,18 @@ export async function listRules(client: ClientOptions, category: string | undefi
 }
 
 /**
- * `diag rules test FILE --log LOGFILE`: evaluates a rulepack offline, with the engine of
+ * `appserver-diag rules test FILE --log LOGFILE`: evaluates a rulepack offline, with the engine of
  * the service, over the tail of a local log file (the same bounds as the worker), next
  * to the built-in and seed rules. Rules can never be deleted once registered: try first.
  */
 export async function testRules(
   file: string,
-  options: { log: string; alertname: string; expectMatch: boolean },
-  print: Print,
+  options: { log: string; alertname: string; expectMatch: boolean; json: boolean },
+  server: () => ClientOptions,
+  output: Output,
 ): Promise<number> {
+  const lines: string[] = []
+  const print = (line: string) => (options.json ? lines.push(line) : output.out(line))
   const safety = new PatternSafety()
   const { rules: builtins, versions } = loadBuiltinRules()
   const createdAt = new Date().toISOString()
@@ -88,6 +73,8 @@ export async function testRules(
   }
   const seed = readRulepack(seedRulepackFile).map((body, i) => toRule(body, i + 1, 'seed'))
   const candidates: CustomRule[] = []
+  const bodies = new Map<CustomRule, unknown>()
+  const invalidRules: string[] = []
   let invalid = 0
   for (const [index, body] of readRulepack(file).entries()) {
     const name = describeRule(body as Record<string, unknown>, index)
@@ -96,13 +83,16 @@ export async function testRules(
       const verdict = await safety.verdict(parsePattern(rule.pattern))
       if (!verdict.safe) throw new RuleRejectedError('unsafe_pattern', `unsafe pattern: ${verdict.reason}`)
       candidates.push(rule)
+      bodies.set(rule, body)
     } catch (error) {
       invalid++
       const details =
         error instanceof RuleRejectedError && error.details
           ? ` (${error.details.map((d) => `${d.path} ${d.message}`).join('; ')})`
           : ''
-      print(`${name}: INVALID: ${(error as Error).message}${details}`)
+      const line = `${name}: INVALID: ${(error as Error).message}${details}`
+      invalidRules.push(line)
+      output.err(line)
     }
   }
 
@@ -134,5 +124,67 @@ export async function testRules(
   )
   const others = diagnosis.matches.slice(1).map((m) => m.rule.branch)
   if (others.length > 0) print(`also matched: ${others.join(', ')}`)
-  return invalid > 0 || (options.expectMatch && unmatched > 0) ? 1 : 0
+
+  const checked = await checkOnServer(
+    candidates,
+    bodies,
+    server,
+    options.json ? { out: () => {}, err: output.err } : output,
+  )
+  const conflicts = checked.results.filter((r) => r.outcome === 'conflict' || r.outcome === 'failed').length
+  if (options.json) {
+    output.out(
+      JSON.stringify(
+        {
+          invalid: invalidRules,
+          matches: candidates.map((rule) => {
+            const hit = diagnosis.matches.find((m) => m.rule.id === rule.id)?.logMatch
+            return { rule: `${rule.branch} ${rule.ruleName}`, line: hit?.line ?? null, text: hit?.text ?? null }
+          }),
+          primary: { branch: rule.branch, ruleName: rule.ruleName, classification: rule.classification },
+          alsoMatched: others,
+          server: checked,
+          report: lines,
+        },
+        null,
+        2,
+      ),
+    )
+  }
+  return invalid > 0 || conflicts > 0 || (options.expectMatch && unmatched > 0) ? 1 : 0
+}
+
+/**
+ * The same checks against the catalogue of a running service (a dry run of each rule), when
+ * one is reachable: a rule that would conflict there fails the test too. Unreachable, it
+ * says so and the offline result stands.
+ */
+async function checkOnServer(
+  candidates: CustomRule[],
+  bodies: Map<CustomRule, unknown>,
+  server: () => ClientOptions,
+  output: Output,
+): Promise<{ checked: boolean; url?: string; reason?: string; results: RuleOutcome[] }> {
+  let client: ClientOptions
+  try {
+    client = server()
+  } catch (error) {
+    const reason = (error as Error).message
+    output.err(`not checked against a service's catalogue: ${reason}`)
+    return { checked: false, reason, results: [] }
+  }
+  const results: RuleOutcome[] = []
+  try {
+    for (const rule of candidates) {
+      const result = await sendRule(client, bodies.get(rule), `${rule.branch} ${rule.ruleName}`, true)
+      results.push(result)
+      report(result, output)
+    }
+  } catch (error) {
+    const reason = `${client.url} is not reachable (${(error as Error).message})`
+    output.err(`not checked against a service's catalogue: ${reason}`)
+    return { checked: false, url: client.url, reason, results: [] }
+  }
+  output.out(`checked against the catalogue of ${client.url}`)
+  return { checked: true, url: client.url, results }
 }

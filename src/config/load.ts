@@ -89,7 +89,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 
   const unknownEnvKeys: string[] = []
   for (const [key, value] of Object.entries(env)) {
-    // DIAG_CLI_* configure the `diag` command line tool, not the service.
+    // DIAG_CLI_* configure the `appserver-diag` command line, not the service.
     if (!key.startsWith('DIAG_') || key.startsWith('DIAG_CLI_') || value === undefined || value === '') continue
     if ((configKeys as string[]).includes(key)) raw[key] = value
     else unknownEnvKeys.push(key)

@@ -21,7 +21,7 @@ export function emptyEvidence(alert: AlertIdentity): Evidence {
   }
 }
 
-/** Evidence from a (redacted) log excerpt alone, as `diag rules test` and tests use it. */
+/** Evidence from a (redacted) log excerpt alone, as `appserver-diag rules test` and tests use it. */
 export function withLogText(evidence: Evidence, text: string): Evidence {
   if (text.length === 0) return evidence
   return { ...evidence, available: true, log: { text }, gc: summarizeGc(excerptOfText(text)) }

@@ -73,7 +73,7 @@ export class ConnectionGuard {
   /**
    * A connection that carried a valid token no longer counts against its address, and the
    * new-connection token it took is given back: an authenticated client that opens a
-   * connection per request (a script, `diag rules push`) is never slowed down.
+   * connection per request (a script, `appserver-diag rules push`) is never slowed down.
    */
   authenticated(socket: Socket): void {
     const address = socket.remoteAddress ?? ''

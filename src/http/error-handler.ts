@@ -28,7 +28,10 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (error instanceof AppError) return error
   if (error instanceof RuleRejectedError) {
     const [status, code] = ruleRejections[error.reason]
-    return new AppError(status, code, error.message, error.details ? { details: error.details } : {})
+    return new AppError(status, code, error.message, {
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.conflict ? { fields: { conflictingRule: error.conflict } } : {}),
+    })
   }
   const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
     request.routeOptions.config.invalidBodyCode === 'invalid_rule_schema'
@@ -74,7 +77,7 @@ export function registerErrorHandling(app: FastifyInstance, rejected: (reason: s
     }
     reply.headers(appError.headers)
     reply.code(appError.statusCode).type('application/json; charset=utf-8')
-    const body: Record<string, unknown> = { error: appError.code, message: appError.message }
+    const body: Record<string, unknown> = { ...appError.fields, error: appError.code, message: appError.message }
     if (appError.details) body.details = appError.details
     return reply.send(body)
   })

@@ -9,12 +9,20 @@ export type RuleRejection =
   | 'pattern_conflict'
   | 'limit_reached'
 
+/** The registered rule a refused one conflicts with. */
+export interface ConflictingRule {
+  id: number | string
+  branch: string
+  ruleName: string
+}
+
 /** A rule refused by the rules module: a fact about the rule, not an HTTP answer. */
 export class RuleRejectedError extends Error {
   constructor(
     readonly reason: RuleRejection,
     message: string,
     readonly details?: ErrorDetail[],
+    readonly conflict?: ConflictingRule,
   ) {
     super(message)
     this.name = 'RuleRejectedError'

@@ -2,7 +2,7 @@ import { type Pattern, PatternSyntaxError, parsePattern } from '../text/pattern.
 import { type Family, loadBuiltinRules } from './builtin-loader.js'
 import { Catalogue } from './catalogue.js'
 import type { PatternSafety } from './pattern-safety.js'
-import { RuleRejectedError } from './rule-errors.js'
+import { RuleRejectedError, type RuleRejection } from './rule-errors.js'
 import {
   type BuiltinRule,
   type CatalogueRule,
@@ -70,7 +70,25 @@ export class RulesService {
     return run
   }
 
+  /**
+   * Everything `register` checks, without storing: the rule as it would be stored, or the
+   * RuleRejectedError it would meet (`POST /api/v1/rules?dryRun=true`, `appserver-diag rules test`).
+   */
+  check(input: CustomRuleInput, principal: string): Promise<NewCustomRule> {
+    const run = this.queue.then(() => this.vet(input, principal))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
   private async registerNow(input: CustomRuleInput, principal: string): Promise<CustomRule> {
+    const rule = await this.vet(input, principal)
+    const stored = this.store.insert(rule, this.clock().toISOString())
+    this.current = this.current.withCustomRule(stored)
+    for (const listener of this.listeners) listener(stored)
+    return stored
+  }
+
+  private async vet(input: CustomRuleInput, principal: string): Promise<NewCustomRule> {
     const rule = normalize(input, principal)
     let pattern: Pattern
     try {
@@ -94,29 +112,30 @@ export class RulesService {
         { path: '/pattern', message: verdict.reason },
       ])
     }
-
-    const stored = this.store.insert(rule, this.clock().toISOString())
-    this.current = this.current.withCustomRule(stored)
-    for (const listener of this.listeners) listener(stored)
-    return stored
+    return rule
   }
 
+  /** The first registered rule the new one conflicts with, named in the error (and its 409). */
   private checkConflicts(rule: NewCustomRule): void {
     const { builtins, custom } = this.current
-    if (builtins.some((r) => r.branch === rule.branch)) {
-      throw new RuleRejectedError('branch_conflict', `Branch ${rule.branch} is a protected built-in branch.`)
+    const all: CatalogueRule[] = [...builtins, ...custom]
+    const refuse = (reason: RuleRejection, what: string, other: CatalogueRule, path: string) => {
+      const named = `rule ${other.id} (${other.branch} ${other.ruleName})`
+      throw new RuleRejectedError(reason, `${what} ${named}.`, [{ path, message: `the same as ${named}` }], {
+        id: other.id,
+        branch: other.branch,
+        ruleName: other.ruleName,
+      })
     }
-    if (custom.some((r) => r.branch === rule.branch)) {
-      throw new RuleRejectedError('branch_conflict', `Branch ${rule.branch} is already registered.`)
-    }
+    const builtin = builtins.find((r) => r.branch === rule.branch)
+    if (builtin) refuse('branch_conflict', `Branch ${rule.branch} is a protected built-in branch:`, builtin, '/branch')
+    const sameBranch = custom.find((r) => r.branch === rule.branch)
+    if (sameBranch) refuse('branch_conflict', `Branch ${rule.branch} is already registered as`, sameBranch, '/branch')
     const name = foldedName(rule.ruleName)
-    if ([...builtins, ...custom].some((r) => foldedName(r.ruleName) === name)) {
-      throw new RuleRejectedError('name_conflict', `A rule named ${rule.ruleName} already exists.`)
-    }
-    const patterns = [...builtins.flatMap((r) => r.patterns), ...custom.map((r) => r.pattern)]
-    if (patterns.includes(rule.pattern)) {
-      throw new RuleRejectedError('pattern_conflict', 'A rule with this pattern already exists.')
-    }
+    const sameName = all.find((r) => foldedName(r.ruleName) === name)
+    if (sameName) refuse('name_conflict', `The name ${rule.ruleName} is already taken by`, sameName, '/ruleName')
+    const samePattern = all.find((r) => (isBuiltin(r) ? r.patterns.includes(rule.pattern) : r.pattern === rule.pattern))
+    if (samePattern) refuse('pattern_conflict', 'The pattern is already used by', samePattern, '/pattern')
   }
 }
 

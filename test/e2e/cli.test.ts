@@ -13,11 +13,11 @@ const diag = join(packageRoot, 'dist', 'src', 'cli', 'diag.js')
 
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout } = await run(process.execPath, [diag, ...args], { env: cleanEnv(env) })
-    return { code: 0, stdout }
+    const { stdout, stderr } = await run(process.execPath, [diag, ...args], { env: cleanEnv(env) })
+    return { code: 0, stdout, stderr }
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string }
-    return { code: failure.code, stdout: failure.stdout + failure.stderr }
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr }
   }
 }
 
@@ -47,23 +47,20 @@ describe('diag rules (the rulepack CLI)', () => {
   })
   afterAll(() => service.child.kill('SIGKILL'))
 
-  it('pushes an array one rule at a time, skipping 409 duplicates, and lists them', async () => {
+  it('pushes an array one rule at a time, skips only identical rules, and lists them', async () => {
     const file = join(dir, 'pack.json')
-    writeFileSync(
-      file,
-      JSON.stringify([
-        rule('IMP-01', 'FeedFileMalformed', 'FeedParseException: malformed record'),
-        { ...rule('TD-09', 'JdbcPoolExhausted', 'anything'), category: 'database_persistence' },
-      ]),
-    )
+    writeFileSync(file, JSON.stringify([rule('IMP-01', 'FeedFileMalformed', 'FeedParseException: malformed record')]))
     const push = await cli(['rules', 'push', file, ...connection])
     expect(push.code).toBe(0)
     expect(push.stdout).toContain('IMP-01 FeedFileMalformed: registered as id 11')
-    expect(push.stdout).toMatch(/TD-09 JdbcPoolExhausted: skipped, already registered \(rule_branch_conflict/)
-    // Pushing again is idempotent: everything is skipped, the exit code stays 0.
+    expect(push.stderr).toBe('')
+    // Pushing the same content again changes nothing: skipped, exit code 0.
     const again = await cli(['rules', 'push', file, ...connection])
     expect(again.code).toBe(0)
-    expect(again.stdout).toContain('IMP-01 FeedFileMalformed: skipped')
+    expect(again.stdout).toContain(
+      'IMP-01 FeedFileMalformed: already registered as id 11 with the same content, skipped',
+    )
+    expect(again.stdout).toContain('0 registered, 1 already registered as they are, 0 refused')
 
     const list = await cli(['rules', 'list', '--category', 'application_lifecycle', ...connection])
     expect(list.code).toBe(0)
@@ -71,12 +68,65 @@ describe('diag rules (the rulepack CLI)', () => {
     expect(list.stdout).toMatch(/^TD-05\s+builtin-TD-05/m)
   })
 
-  it('exits 1 when a rule fails for another reason, and says why', async () => {
+  it('refuses a rule whose branch, name or pattern is taken by a different rule, naming it, exit 1', async () => {
+    const file = join(dir, 'conflicts.json')
+    writeFileSync(
+      file,
+      JSON.stringify([
+        // The seed's TD-09 with other content: not "already present".
+        { ...rule('TD-09', 'JdbcPoolExhausted', 'anything at all'), category: 'database_persistence' },
+        rule('IMP-06', 'FeedFileMalformed', 'FeedImportAborted'),
+        rule('IMP-07', 'FeedAborted', 'FeedParseException: malformed record'),
+      ]),
+    )
+    const push = await cli(['rules', 'push', file, ...connection])
+    expect(push.code).toBe(1)
+    expect(push.stderr).toMatch(/^TD-09 JdbcPoolExhausted: CONFLICT with rule \d+ \(TD-09 JdbcPoolExhausted\)/m)
+    expect(push.stderr).toMatch(/^IMP-06 FeedFileMalformed: CONFLICT with rule 11 \(IMP-01 FeedFileMalformed\)/m)
+    expect(push.stderr).toMatch(/^IMP-07 FeedAborted: CONFLICT with rule 11 \(IMP-01 FeedFileMalformed\)/m)
+    expect(push.stdout).toContain('0 registered, 0 already registered as they are, 3 refused')
+
+    const json = await cli(['rules', 'push', file, '--json', ...connection])
+    expect(json.code).toBe(1)
+    const parsed = JSON.parse(json.stdout)
+    expect(parsed.results.map((r: { outcome: string }) => r.outcome)).toEqual(['conflict', 'conflict', 'conflict'])
+    expect(parsed.results[1].conflictsWith).toEqual({ id: 11, branch: 'IMP-01', ruleName: 'FeedFileMalformed' })
+  })
+
+  it('exits 1 when a rule fails for another reason, and says why on stderr', async () => {
     const file = join(dir, 'unsafe.json')
     writeFileSync(file, JSON.stringify(rule('IMP-02', 'FeedRetryStorm', '/(retry+)+ storm/')))
     const push = await cli(['rules', 'push', file, ...connection])
     expect(push.code).toBe(1)
-    expect(push.stdout).toContain('IMP-02 FeedRetryStorm: FAILED 400 unsafe_regex_pattern')
+    expect(push.stderr).toContain('IMP-02 FeedRetryStorm: FAILED 400 unsafe_regex_pattern')
+  })
+
+  it('checks a rulepack against the running service when it can, and says so when it cannot', async () => {
+    const log = join(dir, 'check.log')
+    writeFileSync(log, '2026-11-22 05:00:01,002 ERROR [main] c.e.imports.FeedImporter - FeedImportAborted\n')
+    const pack = join(dir, 'check.json')
+    writeFileSync(pack, JSON.stringify([rule('IMP-08', 'FeedFileMalformed', 'FeedImportAborted')]))
+    const checked = await cli(['rules', 'test', pack, '--log', log, ...connection])
+    expect(checked.code).toBe(1)
+    expect(checked.stdout).toContain('IMP-08 FeedFileMalformed: MATCH at line 1')
+    expect(checked.stderr).toMatch(/IMP-08 FeedFileMalformed: CONFLICT with rule 11 \(IMP-01 FeedFileMalformed\)/)
+
+    const offline = await cli(['rules', 'test', pack, '--log', log, '--url', 'https://127.0.0.1:9', '--token', token])
+    expect(offline.code).toBe(0)
+    expect(offline.stderr).toMatch(
+      /not checked against a service's catalogue: https:\/\/127\.0\.0\.1:9 is not reachable/,
+    )
+  })
+
+  it('prints its version, and help with an example for every command', async () => {
+    const version = await cli(['--version'])
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
+    for (const command of ['push', 'list', 'test']) {
+      const help = await cli(['rules', command, '--help'])
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain(`usage: appserver-diag rules ${command}`)
+      expect(help.stdout).toContain(`example:\n  appserver-diag rules ${command}`)
+    }
   })
 
   it('reads its connection from DIAG_CLI_* variables, and fails clearly with a wrong token', async () => {
@@ -87,7 +137,8 @@ describe('diag rules (the rulepack CLI)', () => {
     }
     const list = await cli(['rules', 'list'], env)
     expect(list.code).toBe(1)
-    expect(list.stdout).toContain('FAILED 401 unauthorized')
+    expect(list.stderr).toContain('FAILED 401 unauthorized')
+    expect(list.stdout).toBe('')
   })
 
   it('tests a rulepack offline against a log file, with the service engine', async () => {
@@ -125,7 +176,7 @@ describe('diag rules (the rulepack CLI)', () => {
     writeFileSync(pack, JSON.stringify(rule('IMP-05', 'Bad', '/(a+)+/')))
     const invalid = await cli(['rules', 'test', pack, '--log', log])
     expect(invalid.code).toBe(1)
-    expect(invalid.stdout).toMatch(/IMP-05 Bad: INVALID: unsafe pattern/)
+    expect(invalid.stderr).toMatch(/IMP-05 Bad: INVALID: unsafe pattern/)
   })
 
   it('redacts the log before matching and printing, as the service does (D15)', async () => {
@@ -145,6 +196,7 @@ describe('diag rules (the rulepack CLI)', () => {
   it('prints the usage with exit code 2 for an unknown command', async () => {
     const result = await cli(['rules', 'delete', 'TD-09'])
     expect(result.code).toBe(2)
-    expect(result.stdout).toContain('usage:')
+    expect(result.stderr).toContain('usage:')
+    expect(result.stdout).toBe('')
   })
 })

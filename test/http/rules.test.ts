@@ -213,27 +213,72 @@ describe('rules API (spec, D19, D20)', () => {
   })
 
   it.each([
-    ['a built-in branch', { branch: 'TD-01' }, 'rule_branch_conflict'],
-    ['a protected built-in branch of another family', { branch: 'GC-04' }, 'rule_branch_conflict'],
-    ['a stored custom branch', { branch: 'TD-09' }, 'rule_branch_conflict'],
-    ['a built-in rule name', { branch: 'TD-20', ruleName: 'JavaHeapExhausted' }, 'rule_name_conflict'],
-    ['a custom rule name', { branch: 'TD-20', ruleName: 'JdbcPoolExhausted' }, 'rule_name_conflict'],
-    ['a built-in rule name in another case', { branch: 'TD-20', ruleName: 'javaHEAPexhausted' }, 'rule_name_conflict'],
-    ['a custom rule name in another case', { branch: 'TD-20', ruleName: 'jdbcpoolexhausted' }, 'rule_name_conflict'],
+    ['a built-in branch', { branch: 'TD-01' }, 'rule_branch_conflict', 'TD-01'],
+    ['a protected built-in branch of another family', { branch: 'GC-04' }, 'rule_branch_conflict', 'GC-04'],
+    ['a stored custom branch', { branch: 'TD-09' }, 'rule_branch_conflict', 'TD-09'],
+    ['a built-in rule name', { branch: 'TD-20', ruleName: 'JavaHeapExhausted' }, 'rule_name_conflict', 'TD-02'],
+    ['a custom rule name', { branch: 'TD-20', ruleName: 'JdbcPoolExhausted' }, 'rule_name_conflict', 'TD-09'],
+    [
+      'a built-in rule name in another case',
+      { branch: 'TD-20', ruleName: 'javaHEAPexhausted' },
+      'rule_name_conflict',
+      'TD-02',
+    ],
+    [
+      'a custom rule name in another case',
+      { branch: 'TD-20', ruleName: 'jdbcpoolexhausted' },
+      'rule_name_conflict',
+      'TD-09',
+    ],
     [
       'a custom pattern',
       { branch: 'TD-20', ruleName: 'OtherName', pattern: 'java.lang.StackOverflowError' },
       'rule_pattern_conflict',
+      undefined,
     ],
     [
       'a built-in signature',
       { branch: 'TD-20', ruleName: 'OtherName', pattern: 'Too many open files' },
       'rule_pattern_conflict',
+      'TD-06',
     ],
-  ])('answers 409 for %s and stores nothing', async (_name, overrides, code) => {
+  ])(
+    'answers 409 for %s, naming the rule it conflicts with, and stores nothing',
+    async (_name, overrides, code, branch) => {
+      const before = stored()
+      for (const query of ['?dryRun=true', '']) {
+        const body = expectError(await t.call('POST', `${path}${query}`, { json: validRule(overrides) }), 409, code)
+        expect(body.conflictingRule).toEqual({
+          id: expect.anything(),
+          branch: branch ?? expect.any(String),
+          ruleName: expect.any(String),
+        })
+        expect(body.message).toContain(`(${body.conflictingRule.branch} ${body.conflictingRule.ruleName})`)
+      }
+      expect(stored()).toEqual(before)
+    },
+  )
+
+  it('checks a rule without storing it on ?dryRun=true', async () => {
     const before = stored()
-    expectError(await t.call('POST', path, { json: validRule(overrides) }), 409, code)
+    const res = await t.call('POST', `${path}?dryRun=true`, {
+      json: validRule({
+        branch: 'TD-27',
+        ruleName: 'DryRunCheck',
+        pattern: 'DryRunCheckFailure',
+        classification: 'PROBABLE_CAUSE',
+        confidence: 'Medium',
+      }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.json()).toMatchObject({
+      status: 'valid',
+      rule: { branch: 'TD-27', ruleName: 'DryRunCheck', classification: 'probable_cause', confidence: 'medium' },
+    })
     expect(stored()).toEqual(before)
+    const unsafe = validRule({ branch: 'TD-27', ruleName: 'DryRunCheck', pattern: '/(a+)+$/' })
+    expectError(await t.call('POST', `${path}?dryRun=true`, { json: unsafe }), 400, 'unsafe_regex_pattern')
+    expectError(await t.call('POST', `${path}?dryRun=yes`, { json: validRule() }), 400, 'invalid_query_parameter')
   })
 
   it.each([

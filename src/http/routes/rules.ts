@@ -50,7 +50,7 @@ function toDetail(rule: CatalogueRule) {
 }
 
 export interface RuleRoutesDeps {
-  rules: Pick<RulesService, 'list' | 'find' | 'register'>
+  rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
 }
 
 export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
@@ -77,12 +77,29 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
     },
   })
 
-  app.post<{ Body: CustomRuleInput }>('/api/v1/rules', {
+  app.post<{ Body: CustomRuleInput; Querystring: { dryRun?: 'true' | 'false' } }>('/api/v1/rules', {
     bodyLimit: ruleBodyLimit,
     config: { invalidBodyCode: 'invalid_rule_schema', scope: 'rules:write' },
     preParsing: requireJson,
-    schema: { body: rulepackSchema, response: { 201: ruleDetail } },
+    schema: {
+      // dryRun=true: every check of a registration (schema, conflicts, limit, pattern
+      // safety), nothing stored; 200 with the rule as it would be stored.
+      querystring: {
+        type: 'object',
+        properties: { dryRun: { enum: ['true', 'false'] } },
+        additionalProperties: false,
+      },
+      body: rulepackSchema,
+      response: {
+        200: { type: 'object', properties: { status: { const: 'valid' }, rule: ruleDetail } },
+        201: ruleDetail,
+      },
+    },
     handler: async (request, reply) => {
+      if (request.query.dryRun === 'true') {
+        const { principal: _, ...rule } = await deps.rules.check(request.body, request.principal)
+        return reply.code(200).send({ status: 'valid', rule })
+      }
       const rule = await deps.rules.register(request.body, request.principal)
       request.log.info({ ruleId: rule.id, branch: rule.branch }, 'rule registered')
       return reply.code(201).send(rule)

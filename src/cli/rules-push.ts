@@ -1,0 +1,84 @@
+import { readRulepack } from '../rules/rule-input.js'
+import { type ClientOptions, call } from './client.js'
+import { type Output, sameRule } from './output.js'
+
+export const describeRule = (rule: { branch?: unknown; ruleName?: unknown }, index: number) =>
+  `${String(rule.branch ?? `rule #${index + 1}`)} ${String(rule.ruleName ?? '')}`.trim()
+
+/** What became of one rule of a file, as `--json` prints it. */
+export interface RuleOutcome {
+  rule: string
+  outcome: 'registered' | 'identical' | 'valid' | 'conflict' | 'failed'
+  id?: number | string
+  conflictsWith?: { id: number | string; branch: string; ruleName: string }
+  status?: number
+  error?: string
+  message?: string
+}
+
+/**
+ * Sends one rule (a dry run when `dryRun`): registered or valid; identical to a registered
+ * rule, which is no change; or a conflict with a registered rule that says something else,
+ * which the caller must see as a failure (the API's 409 names that rule).
+ */
+export async function sendRule(
+  client: ClientOptions,
+  body: unknown,
+  name: string,
+  dryRun: boolean,
+): Promise<RuleOutcome> {
+  const { status, body: answer } = await call(client, 'POST', `/api/v1/rules${dryRun ? '?dryRun=true' : ''}`, body)
+  if (status === 201) return { rule: name, outcome: 'registered', id: answer.id }
+  if (status === 200) return { rule: name, outcome: 'valid' }
+  const conflictsWith = answer?.conflictingRule
+  if (status === 409 && conflictsWith) {
+    const existing = await call(client, 'GET', `/api/v1/rules/${encodeURIComponent(String(conflictsWith.id))}`)
+    if (existing.status === 200 && sameRule(body as Record<string, unknown>, existing.body)) {
+      return { rule: name, outcome: 'identical', id: conflictsWith.id }
+    }
+    return { rule: name, outcome: 'conflict', conflictsWith, status, error: answer.error, message: answer.message }
+  }
+  const details = Array.isArray(answer?.details)
+    ? answer.details.map((d: { path: string; message: string }) => ` ${d.path} ${d.message};`).join('')
+    : ''
+  const message = `${answer?.message ?? answer}${details}`
+  return { rule: name, outcome: 'failed', status, error: answer?.error ?? '', message }
+}
+
+/** One line for an outcome; conflicts and failures go to stderr. */
+export function report(result: RuleOutcome, output: Output): void {
+  const other = result.conflictsWith
+  const lines: Record<RuleOutcome['outcome'], [Output['out'], string]> = {
+    registered: [output.out, `registered as id ${result.id}`],
+    identical: [output.out, `already registered as id ${result.id} with the same content, skipped`],
+    valid: [output.out, 'the service would accept it'],
+    conflict: [
+      output.err,
+      `CONFLICT with rule ${other?.id} (${other?.branch} ${other?.ruleName}), which says something else: ${result.message}`,
+    ],
+    failed: [output.err, `FAILED ${result.status} ${result.error}: ${result.message}`],
+  }
+  const [write, text] = lines[result.outcome]
+  write(`${result.rule}: ${text}`)
+}
+
+/**
+ * `appserver-diag rules push FILE`: one POST per rule (the API takes one rule a request). A rule
+ * identical to a registered one is skipped; any other conflict, like any other failure,
+ * makes the exit code 1 and says which registered rule it conflicts with.
+ */
+export async function pushRules(client: ClientOptions, file: string, output: Output, json: boolean): Promise<number> {
+  const rules = readRulepack(file)
+  const results: RuleOutcome[] = []
+  for (const [index, rule] of rules.entries()) {
+    const result = await sendRule(client, rule, describeRule(rule as Record<string, unknown>, index), false)
+    results.push(result)
+    if (!json) report(result, output)
+  }
+  const registered = results.filter((r) => r.outcome === 'registered').length
+  const identical = results.filter((r) => r.outcome === 'identical').length
+  const refused = results.length - registered - identical
+  if (json) output.out(JSON.stringify({ results, registered, identical, refused }, null, 2))
+  else output.out(`${registered} registered, ${identical} already registered as they are, ${refused} refused`)
+  return refused > 0 ? 1 : 0
+}
