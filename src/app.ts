@@ -6,6 +6,7 @@ import type { TokenVerifier } from './auth/tokens.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
+import { openApiRoute, registerOpenApi } from './http/openapi.js'
 import { QuietProbes } from './http/request-logging.js'
 import './http/fastify-types.js'
 import { identify, readinessGate, requireToken } from './http/request-gates.js'
@@ -68,7 +69,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     identify(deps.tokens, (request) => guard.authenticated(request.raw.socket)),
   )
   await app.register(rateLimit, requestRateLimit(deps.rateLimits))
+  await registerOpenApi(app, deps.version)
   await app.register(healthRoutes, deps)
+  await app.register(openApiRoute)
   await app.register(appendOnlyGuard)
   await app.register(async (api) => {
     // Order matters: readiness (503), the rate limit (429, a route-level onRequest hook and

@@ -4,6 +4,7 @@ import { errors } from '../../errors.js'
 import type { Metrics } from '../../metrics.js'
 import type { EventWriter } from '../../store/event-writer.js'
 import { fingerprintMismatches, toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
+import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
 
 export const webhookBodyLimit = 256 * 1024
@@ -47,7 +48,7 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     bodyLimit: webhookBodyLimit,
     config: { invalidBodyCode: 'invalid_alert_payload', webhook: true, scope: 'webhook' },
     preParsing: requireJson,
-    schema: { body: webhookSchema, response: { 202: accepted } },
+    schema: { body: webhookSchema, response: { 202: accepted, ...errorResponses(400, 401, 403, 413, 415, 503) } },
     handler: async (request, reply) => {
       const alerts = toAlertEvents(request.body)
       const mismatched = fingerprintMismatches(alerts)

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { errors } from '../../errors.js'
 import { categories } from '../../rules/types.js'
 import type { IncidentsRepository } from '../../store/incidents-repository.js'
+import { errorResponses } from '../error-responses.js'
 import { incidentDetail, incidentList } from './incident-schemas.js'
 
 interface ListQuery {
@@ -47,7 +48,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
           cursor: { type: 'string', maxLength: 200 },
         },
       },
-      response: { 200: incidentList },
+      response: { 200: incidentList, ...errorResponses(400, 401, 403, 429, 503) },
     },
     handler: async (request) => {
       const q = request.query
@@ -65,7 +66,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
 
   app.get<{ Params: { id: string } }>('/api/v1/incidents/:id', {
     config: { scope: 'read' },
-    schema: { response: { 200: incidentDetail } },
+    schema: { response: { 200: incidentDetail, ...errorResponses(401, 403, 404, 429, 503) } },
     handler: async (request) => {
       const incident = deps.incidents.get(request.params.id)
       if (!incident) throw errors.notFound('No incident has this id.')

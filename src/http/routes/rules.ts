@@ -3,6 +3,7 @@ import { errors } from '../../errors.js'
 import { rulepackSchema } from '../../rules/rule-input.js'
 import type { RulesService } from '../../rules/rules-service.js'
 import { type CatalogueRule, type Category, type CustomRuleInput, categories, isBuiltin } from '../../rules/types.js'
+import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
 
 export const ruleBodyLimit = 64 * 1024
@@ -58,7 +59,7 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
     config: { scope: 'read' },
     schema: {
       querystring: { type: 'object', properties: { category: { enum: [...categories] } } },
-      response: { 200: ruleList },
+      response: { 200: ruleList, ...errorResponses(400, 401, 403, 429, 503) },
     },
     handler: async (request) => {
       const category = request.query.category ?? null
@@ -69,7 +70,7 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
 
   app.get<{ Params: { idOrBranch: string } }>('/api/v1/rules/:idOrBranch', {
     config: { scope: 'read' },
-    schema: { response: { 200: ruleDetail } },
+    schema: { response: { 200: ruleDetail, ...errorResponses(401, 403, 404, 429, 503) } },
     handler: async (request) => {
       const rule = deps.rules.find(request.params.idOrBranch)
       if (!rule) throw errors.notFound('No rule has this id or branch.')
@@ -93,6 +94,7 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
       response: {
         200: { type: 'object', properties: { status: { const: 'valid' }, rule: ruleDetail } },
         201: ruleDetail,
+        ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503),
       },
     },
     handler: async (request, reply) => {
@@ -116,10 +118,13 @@ export async function appendOnlyGuard(app: FastifyInstance) {
     throw errors.methodNotAllowed(allow)
   }
   const config = { public: true }
+  // Not operations of the API: left out of its OpenAPI description.
+  const schema = { hide: true }
   app.route({
     method: ['PUT', 'PATCH', 'DELETE'],
     url: '/api/v1/rules',
     config,
+    schema,
     onRequest: refuse('GET, POST'),
     handler: async () => undefined,
   })
@@ -128,6 +133,7 @@ export async function appendOnlyGuard(app: FastifyInstance) {
       method: ['POST', 'PUT', 'PATCH', 'DELETE'],
       url,
       config,
+      schema,
       onRequest: refuse('GET'),
       handler: async () => undefined,
     })
