@@ -5,7 +5,7 @@ import { loadBuiltinRules } from '../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../rules/diagnosis-engine.js'
 import { PatternSafety } from '../rules/pattern-safety.js'
 import { RuleRejectedError } from '../rules/rule-errors.js'
-import { parseRuleInput, readRulepack } from '../rules/rule-input.js'
+import { offlineCustomRule, readRulepack } from '../rules/rule-input.js'
 import { seedRulepackFile } from '../rules/seed.js'
 import type { CustomRule } from '../rules/types.js'
 import { parsePattern } from '../text/pattern.js'
@@ -59,18 +59,7 @@ export async function testRules(
   const safety = new PatternSafety()
   const { rules: builtins, versions } = loadBuiltinRules()
   const createdAt = new Date().toISOString()
-  const toRule = (body: unknown, id: number, createdBy: string): CustomRule => {
-    const input = parseRuleInput(body)
-    return {
-      ...input,
-      id,
-      ruleId: input.ruleId ?? null,
-      classification: input.classification.toLowerCase() as CustomRule['classification'],
-      confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
-      createdBy: input.createdBy ?? createdBy,
-      createdAt,
-    }
-  }
+  const toRule = (body: unknown, id: number, createdBy: string) => offlineCustomRule(body, id, createdBy, createdAt)
   const seed = readRulepack(seedRulepackFile).map((body, i) => toRule(body, i + 1, 'seed'))
   const candidates: CustomRule[] = []
   const bodies = new Map<CustomRule, unknown>()

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { RuleRejectedError } from './rule-errors.js'
-import type { CustomRuleInput } from './types.js'
+import type { CustomRule, CustomRuleInput } from './types.js'
 
 export const rulepackSchema = loadSchema('rulepack-v1.schema.json')
 const validate = createAjv().compile<CustomRuleInput>(rulepackSchema)
@@ -18,4 +18,22 @@ export function parseRuleInput(body: unknown): CustomRuleInput {
 export function readRulepack(file: string): unknown[] {
   const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
   return Array.isArray(data) ? data : [data]
+}
+
+/**
+ * A rule object as the service would store it, without the service: for evaluating
+ * rulepacks offline (`appserver-diag rules test`, the corpus evaluation). Throws like
+ * parseRuleInput.
+ */
+export function offlineCustomRule(body: unknown, id: number, createdBy: string, createdAt: string): CustomRule {
+  const input = parseRuleInput(body)
+  return {
+    ...input,
+    id,
+    ruleId: input.ruleId ?? null,
+    classification: input.classification.toLowerCase() as CustomRule['classification'],
+    confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
+    createdBy: input.createdBy ?? createdBy,
+    createdAt,
+  }
 }
