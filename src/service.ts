@@ -137,7 +137,12 @@ async function createApp(
 
 async function listen(app: FastifyInstance, config: Config, storage: Storage, background: Background) {
   try {
-    await app.listen({ host: config.host, port: config.port })
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      // The server is HTTPS (D4); Fastify, given our own server, would announce http://.
+      listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, 'https:')}`,
+    })
   } catch (error) {
     await background.analysis.close()
     storage.db.close()

@@ -42,6 +42,9 @@ describe('the service process', () => {
     const caFile = join(cwd, 'data', 'tls', 'ca.pem')
     const tokenFile = join(cwd, 'data', 'api-token')
     expect(first.stdout()).toContain(`clients trust: ${caFile}`)
+    // The listener is HTTPS only: no log line may announce it as http.
+    expect(first.stdout()).toContain('Server listening at https://')
+    expect(first.stdout()).not.toContain('Server listening at http://')
     const token = readFileSync(tokenFile, 'utf8').trim()
     expect(first.stdout()).toContain(token)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
