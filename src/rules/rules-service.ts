@@ -65,9 +65,7 @@ export class RulesService {
    * before this resolves. Registrations run one at a time.
    */
   register(input: CustomRuleInput, principal: string): Promise<CustomRule> {
-    const run = this.queue.then(() => this.registerNow(input, principal))
-    this.queue = run.catch(() => undefined)
-    return run
+    return this.oneAtATime(() => this.registerNow(input, principal))
   }
 
   /**
@@ -75,7 +73,12 @@ export class RulesService {
    * RuleRejectedError it would meet (`POST /api/v1/rules?dryRun=true`, `appserver-diag rules test`).
    */
   check(input: CustomRuleInput, principal: string): Promise<NewCustomRule> {
-    const run = this.queue.then(() => this.vet(input, principal))
+    return this.oneAtATime(() => this.vet(input, principal))
+  }
+
+  /** Runs after every registration and check queued before it: each sees the catalogue they left. */
+  private oneAtATime<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task)
     this.queue = run.catch(() => undefined)
     return run
   }
