@@ -90,13 +90,7 @@ export class TokenVerifier {
     this.entries = entries
   }
 
-  /** The principal (token name and scopes), or null for a wrong or expired token. */
-  verify(presented: string, now = Date.now()): Principal | null {
-    const checked = this.check(presented, now)
-    return 'principal' in checked ? checked.principal : null
-  }
-
-  /** The principal, or why the token is refused: unknown, or expired (with the entry's name). */
+  /** The principal (token name and scopes), or why the token is refused: unknown, or expired (with the entry's name). */
   check(presented: string, now = Date.now()): TokenCheck {
     const hash = sha256(presented)
     let match: TokenEntry | null = null

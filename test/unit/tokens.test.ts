@@ -41,11 +41,14 @@ describe('bearer tokens (D5)', () => {
         expiresAt: Date.parse('2026-01-01T00:00:00Z'),
       },
     ])
-    expect(verifier.verify('rotating-token-old', now)).toEqual({ name: 'old', scopes: ['webhook'] })
-    expect(verifier.verify('rotating-token-new', now)?.name).toBe('new')
-    expect(verifier.verify('rotating-token-old', Date.parse('2026-07-01T00:00:00Z'))).toBeNull()
-    expect(verifier.verify('expired-token-xyz', now)).toBeNull()
-    expect(verifier.verify('rotating-token-ol', now)).toBeNull()
+    expect(verifier.check('rotating-token-old', now)).toEqual({ principal: { name: 'old', scopes: ['webhook'] } })
+    expect(verifier.check('rotating-token-new', now)).toMatchObject({ principal: { name: 'new' } })
+    expect(verifier.check('rotating-token-old', Date.parse('2026-07-01T00:00:00Z'))).toEqual({
+      refused: 'expired',
+      name: 'old',
+    })
+    expect(verifier.check('expired-token-xyz', now)).toEqual({ refused: 'expired', name: 'gone' })
+    expect(verifier.check('rotating-token-ol', now)).toEqual({ refused: 'unknown' })
   })
 
   it('reads a tokens file with plain and sha256 entries; an entry without scopes has all three', () => {
@@ -62,7 +65,7 @@ describe('bearer tokens (D5)', () => {
       ['am', ['webhook']],
       ['ci', ['webhook', 'rules:write', 'read']],
     ])
-    expect(new TokenVerifier(entries).verify('ci-token-0000000001')?.name).toBe('ci')
+    expect(new TokenVerifier(entries).check('ci-token-0000000001')).toMatchObject({ principal: { name: 'ci' } })
   })
 
   it.each([
