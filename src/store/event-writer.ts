@@ -1,7 +1,7 @@
 import { StoreError } from '../errors.js'
 import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
-import { DuplicateAnswers } from './duplicate-answers.js'
+import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
 import { uuidv7 } from './ids.js'
 import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
@@ -125,27 +125,23 @@ export class EventWriter {
   private knownDuplicates(request: IngestRequest): IngestOutcome | undefined {
     const events: IngestedEvent[] = []
     for (const alert of request.alerts) {
-      const { identity, startsAt, status, fingerprint } = alert
-      const known = this.answers.get(identity, startsAt, status)
-      if (known) {
-        events.push({ ...known, fingerprint, status, duplicate: true, transition: 'duplicate' })
-        continue
+      const { identity, startsAt, status } = alert
+      let answer = this.answers.get(identity, startsAt, status)
+      if (!answer) {
+        const t = this.ledger.peek(alert)
+        if (t.kind !== 'duplicate') return undefined
+        answer = this.repeatedBy(alert, t)
+        // Read outside any transaction: committed state, safe to remember.
+        this.answers.remember(identity, startsAt, status, answer)
       }
-      const t = this.ledger.peek(alert)
-      if (t.kind !== 'duplicate') return undefined
-      const event = this.duplicate(alert, t)
-      // Read outside any transaction: committed state, safe to remember.
-      this.answers.remember(identity, startsAt, status, { incidentId: event.incidentId, eventId: event.eventId })
-      events.push(event)
+      events.push(duplicateEvent(alert, answer))
     }
     return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
   }
 
-  /** The answer for a notification that changes nothing: the stored event it repeats. */
-  private duplicate(alert: AlertEventInput, t: Extract<Transition, { kind: 'duplicate' }>): IngestedEvent {
-    const { fingerprint, status } = alert
-    const eventId = this.ledger.repeated(t, status)
-    return { eventId, fingerprint, status, duplicate: true, transition: 'duplicate', incidentId: t.occurrence.id }
+  /** For a notification that changes nothing: its incident and the stored event it repeats. */
+  private repeatedBy(alert: AlertEventInput, t: Extract<Transition, { kind: 'duplicate' }>): DuplicateAnswer {
+    return { incidentId: t.occurrence.id, eventId: this.ledger.repeated(t, alert.status) }
   }
 
   private now(): number {
@@ -162,7 +158,7 @@ export class EventWriter {
       const applied = this.ledger.apply(alert, eventId, now)
       const t = applied.transition
       if (t.kind === 'duplicate') {
-        events.push(this.duplicate(alert, t))
+        events.push(duplicateEvent(alert, this.repeatedBy(alert, t)))
         continue
       }
       this.statements.insertEvent.run({
@@ -195,4 +191,10 @@ export class EventWriter {
     const duplicates = events.filter((event) => event.duplicate).length
     return { kind: 'accepted', received: events.length, queued, duplicates, events }
   }
+}
+
+/** The answer for a notification that changes nothing: the stored event it repeats. */
+function duplicateEvent(alert: AlertEventInput, answer: DuplicateAnswer): IngestedEvent {
+  const { fingerprint, status } = alert
+  return { ...answer, fingerprint, status, duplicate: true, transition: 'duplicate' }
 }
