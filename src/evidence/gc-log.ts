@@ -26,14 +26,20 @@ function kib(value: string | undefined, unit: string | undefined): number {
   return Number(value) * (units[unit as keyof typeof units] ?? 1)
 }
 
+type HeapAfter = NonNullable<GcSummary['heapAfterLast']>
+
+/** The whole heap after the collection, from its `before->after(capacity)`. */
+function heapAfter(line: string): HeapAfter | null {
+  const heap = heapTransition.exec(line)
+  return heap ? { usedKiB: kib(heap[3], heap[4]), capacityKiB: kib(heap[5], heap[6]) } : null
+}
+
 /** Occupancy after the collection (0..1): the old generation where logged, else the heap. */
-function occupancyAfter(line: string): number | null {
+function occupancyAfter(line: string, heap: HeapAfter | null): number | null {
   const old = oldGeneration.exec(line)
   if (old) return Number(old[2]) / Number(old[3])
-  const heap = heapTransition.exec(line)
   if (!heap) return null
-  const capacity = kib(heap[5], heap[6])
-  return capacity > 0 ? kib(heap[3], heap[4]) / capacity : null
+  return heap.capacityKiB > 0 ? heap.usedKiB / heap.capacityKiB : null
 }
 
 /**
@@ -62,12 +68,12 @@ export function summarizeGc(excerpt: Excerpt): GcSummary {
     summary.collections++
     summary.maxPauseMs = Math.max(summary.maxPauseMs, pauseMs)
     summary.totalPauseMs = Math.round((summary.totalPauseMs + pauseMs) * 1e3) / 1e3
-    const heap = heapTransition.exec(line)
-    if (heap) summary.heapAfterLast = { usedKiB: kib(heap[3], heap[4]), capacityKiB: kib(heap[5], heap[6]) }
+    const heap = heapAfter(line)
+    if (heap) summary.heapAfterLast = heap
     const full = unified ? /\bPause Full\b/.test(line) : /\[Full GC\b/.test(line)
     if (!full) continue
     summary.fullCollections++
-    const occupancy = occupancyAfter(line)
+    const occupancy = occupancyAfter(line, heap)
     if (occupancy !== null && occupancy >= 0.9) summary.fullCollectionsHighOccupancy++
   }
   return summary
