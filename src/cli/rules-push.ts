@@ -48,18 +48,25 @@ export async function sendRule(
 /** One line for an outcome; conflicts and failures go to stderr. */
 export function report(result: RuleOutcome, output: Output): void {
   const other = result.conflictsWith
-  const lines: Record<RuleOutcome['outcome'], [Output['out'], string]> = {
-    registered: [output.out, `registered as id ${result.id}`],
-    identical: [output.out, `already registered as id ${result.id} with the same content, skipped`],
-    valid: [output.out, 'the service would accept it'],
-    conflict: [
-      output.err,
-      `CONFLICT with rule ${other?.id} (${other?.branch} ${other?.ruleName}), which says something else: ${result.message}`,
-    ],
-    failed: [output.err, `FAILED ${result.status} ${result.error}: ${result.message}`],
+  switch (result.outcome) {
+    case 'registered':
+      output.out(`${result.rule}: registered as id ${result.id}`)
+      break
+    case 'identical':
+      output.out(`${result.rule}: already registered as id ${result.id} with the same content, skipped`)
+      break
+    case 'valid':
+      output.out(`${result.rule}: the service would accept it`)
+      break
+    case 'conflict':
+      output.err(
+        `${result.rule}: CONFLICT with rule ${other?.id} (${other?.branch} ${other?.ruleName}), which says something else: ${result.message}`,
+      )
+      break
+    case 'failed':
+      output.err(`${result.rule}: FAILED ${result.status} ${result.error}: ${result.message}`)
+      break
   }
-  const [write, text] = lines[result.outcome]
-  write(`${result.rule}: ${text}`)
 }
 
 /**
