@@ -65,7 +65,6 @@ describe('the database locked by another process', () => {
     const res = await request(`${service.url}/health/ready`, { ca })
     return { status: res.status, body: res.text, ms: performance.now() - started }
   }
-  const mailOf = (eventId: string) => smtp.mails.find((m) => m.headers['x-diagnostic-event'] === eventId)
 
   it('answers within a second, 503 storage_unavailable while locked, and delivers every alert after', async () => {
     const lock = holdWriteLock(join(dir, 'data', 'diagnostic.db'), 8000)
@@ -96,7 +95,7 @@ describe('the database locked by another process', () => {
     const accepted = await post('during-lock')
     expect(accepted.status).toBe(202)
     const eventId = accepted.json().events[0].eventId
-    await waitFor(() => mailOf(eventId), 20_000, 'the diagnosis of the alert refused while locked')
+    await waitFor(() => smtp.mailsOf(eventId)[0], 20_000, 'the diagnosis of the alert refused while locked')
     expect(service.child.exitCode).toBeNull()
   }, 60_000)
 })

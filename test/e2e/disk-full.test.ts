@@ -97,7 +97,6 @@ describe('a full disk under the data directory (a real tmpfs)', () => {
   const post = (id: string, instance = 'app-quick') =>
     api('/api/v1/alerts/alertmanager', 'POST', webhook([alert({ id }, { appserver_instance: instance })]))
   const scrape = async () => (await api('/metrics')).text
-  const mailsOf = (eventId: string) => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)
 
   it('refuses what it cannot store with 503, stays up, and reports every acknowledged alert once space returns', async () => {
     const accepted: string[] = []
@@ -188,7 +187,7 @@ describe('a full disk under the data directory (a real tmpfs)', () => {
     } finally {
       db.close()
     }
-    for (const eventId of accepted) expect(mailsOf(eventId)).toHaveLength(1)
+    for (const eventId of accepted) expect(smtp.mailsOf(eventId)).toHaveLength(1)
     expect(smtp.mails).toHaveLength(accepted.length)
     // No lease ran out for the fault: nothing was taken for a crashed worker.
     expect(await scrape()).toMatch(/^diagnostic_stale_locks_recovered_total 0$/m)

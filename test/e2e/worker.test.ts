@@ -80,12 +80,15 @@ describe('the worker end to end, with a real SMTP server', () => {
     svc.service.child.kill('SIGKILL')
     await smtp.close()
   })
-  const mailFor = (eventId: string) => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)
 
   it('turns a firing alert into a 7-section diagnosis e-mail with the right branch', async () => {
     const answer = await svc.post(webhook([alert({ id: 'e2e0001', startsAt: '2026-11-22T04:56:00.000Z' })]))
     const eventId = answer.events[0].eventId
-    const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the diagnosis e-mail')
+    const [mail] = await waitFor(
+      () => smtp.mailsOf(eventId).length > 0 && smtp.mailsOf(eventId),
+      20_000,
+      'the diagnosis e-mail',
+    )
     expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-01: TD-02 JavaHeapExhausted (jvm_memory)')
     expect(mail?.headers['message-id']).toBe(`<${eventId}@diagnostic-service>`)
     expect(mail?.headers.to).toBe('oncall@example.com, sre@example.com')
@@ -114,7 +117,11 @@ describe('the worker end to end, with a real SMTP server', () => {
     const diagnosisOf = async (fingerprint: string, startsAt: string) => {
       const answer = await svc.post(webhook([alert({ id: fingerprint, startsAt })]))
       const eventId = answer.events[0].eventId
-      const [mail] = await waitFor(() => mailFor(eventId).length > 0 && mailFor(eventId), 20_000, 'the e-mail')
+      const [mail] = await waitFor(
+        () => smtp.mailsOf(eventId).length > 0 && smtp.mailsOf(eventId),
+        20_000,
+        'the e-mail',
+      )
       return mail?.text ?? ''
     }
     // The analysis thread has the catalogue of before the rule...
@@ -136,7 +143,7 @@ describe('the worker end to end, with a real SMTP server', () => {
   it('never lets a secret of the logs reach the store or the mail', async () => {
     // examples/logs/app-01/catalina.out logs -Djavax.net.ssl.keyStorePassword=changeit-prod-4711
     const answer = await svc.post(webhook([alert({ id: 'e2e0002', startsAt: '2026-11-22T04:57:00.000Z' })]))
-    await waitFor(() => mailFor(answer.events[0].eventId).length > 0, 20_000, 'the e-mail')
+    await waitFor(() => smtp.mailsOf(answer.events[0].eventId).length > 0, 20_000, 'the e-mail')
     for (const mail of smtp.mails) expect(mail.content).not.toContain('changeit-prod-4711')
     const data = join(svc.cwd, 'data')
     for (const file of readdirSync(data).filter((f) => f.startsWith('diagnostic.db'))) {
@@ -147,24 +154,24 @@ describe('the worker end to end, with a real SMTP server', () => {
   it('sends no second e-mail for a duplicate', async () => {
     const payload = webhook([alert({ id: 'e2e0003', startsAt: '2026-11-22T04:58:00.000Z' })])
     const first = await svc.post(payload)
-    await waitFor(() => mailFor(first.events[0].eventId).length > 0, 20_000, 'the e-mail')
+    await waitFor(() => smtp.mailsOf(first.events[0].eventId).length > 0, 20_000, 'the e-mail')
     const again = await svc.post(payload)
     expect(again.duplicates).toBe(1)
     await svc.settled(first.events[0].incidentId)
-    expect(mailFor(first.events[0].eventId)).toHaveLength(1)
-    expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === again.events[0].eventId)).toHaveLength(1)
+    expect(smtp.mailsOf(first.events[0].eventId)).toHaveLength(1)
+    expect(smtp.mailsOf(again.events[0].eventId)).toHaveLength(1)
   })
 
   it('answers a resolution with a recovery e-mail threaded under the diagnosis', async () => {
     const firing = alert({ id: 'e2e0004', startsAt: '2026-11-22T04:59:00.000Z' })
     const opened = await svc.post(webhook([firing]))
     const firingId = opened.events[0].eventId
-    await waitFor(() => mailFor(firingId).length > 0, 20_000, 'the diagnosis')
+    await waitFor(() => smtp.mailsOf(firingId).length > 0, 20_000, 'the diagnosis')
     const resolved = await svc.post(
       webhook([{ ...firing, status: 'resolved', endsAt: '2026-11-22T05:30:00.000Z' }], { status: 'resolved' }),
     )
     const [recovery] = await waitFor(
-      () => mailFor(resolved.events[0].eventId).length > 0 && mailFor(resolved.events[0].eventId),
+      () => smtp.mailsOf(resolved.events[0].eventId).length > 0 && smtp.mailsOf(resolved.events[0].eventId),
       20_000,
       'the recovery',
     )
@@ -196,14 +203,14 @@ describe('the worker end to end, with a real SMTP server', () => {
       webhook([alert({ id: 'e2e0006', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' })]),
     )
     const [mail] = await waitFor(
-      () => mailFor(oom.events[0].eventId).length > 0 && mailFor(oom.events[0].eventId),
+      () => smtp.mailsOf(oom.events[0].eventId).length > 0 && smtp.mailsOf(oom.events[0].eventId),
       20_000,
       'AH-01',
     )
     expect(mail?.headers.subject).toBe('[critical] AppServerDown on app-02: AH-01 ContainerOomKilled (jvm_memory)')
     const unknown = await svc.post(webhook([alert({ id: 'e2e0007' }, { appserver_instance: 'app-99' })]))
     const [none] = await waitFor(
-      () => mailFor(unknown.events[0].eventId).length > 0 && mailFor(unknown.events[0].eventId),
+      () => smtp.mailsOf(unknown.events[0].eventId).length > 0 && smtp.mailsOf(unknown.events[0].eventId),
       20_000,
       'TD-07',
     )
@@ -223,7 +230,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     )
     const answer = await svc.post(webhook([hostile]))
     const [mail] = await waitFor(
-      () => mailFor(answer.events[0].eventId).length > 0 && mailFor(answer.events[0].eventId),
+      () => smtp.mailsOf(answer.events[0].eventId).length > 0 && smtp.mailsOf(answer.events[0].eventId),
       20_000,
       'the e-mail',
     )
@@ -248,7 +255,7 @@ describe('the worker end to end, with a real SMTP server', () => {
     const answer = await svc.post(webhook(sources.map((generatorURL, i) => alert({ id: `e2elink${i}`, generatorURL }))))
     const ids: string[] = answer.events.map((e: { eventId: string }) => e.eventId)
     const mails = await waitFor(
-      () => ids.every((id) => mailFor(id).length > 0) && ids.map((id) => mailFor(id)[0]),
+      () => ids.every((id) => smtp.mailsOf(id).length > 0) && ids.map((id) => smtp.mailsOf(id)[0]),
       20_000,
       'the e-mails',
     )
@@ -332,10 +339,10 @@ describe('a worker killed mid-event (D25)', () => {
       const second = await startService(env, cwd)
       try {
         const eventId = answer.events[0].eventId
-        await waitFor(() => smtp.mails.some((m) => m.headers['x-diagnostic-event'] === eventId), 30_000, 'the report')
+        await waitFor(() => smtp.mailsOf(eventId).length > 0, 30_000, 'the report')
         await second.metricReaches('diagnostic_stale_locks_recovered_total', 1)
         await second.settled(answer.events[0].incidentId)
-        expect(smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId)).toHaveLength(1)
+        expect(smtp.mailsOf(eventId)).toHaveLength(1)
         expect(smtp.mails[0]?.headers.subject).toContain('AH-05 HealthProbeUnresponsive')
       } finally {
         second.service.child.kill('SIGKILL')
@@ -363,11 +370,7 @@ describe('the redaction corpus end to end (D15)', () => {
     try {
       const answer = await svc.post(webhook([alert({ id: 'corpus01' })]))
       const eventId = answer.events[0].eventId
-      const [mail] = await waitFor(
-        () => smtp.mails.filter((m) => m.headers['x-diagnostic-event'] === eventId).length > 0 && smtp.mails,
-        20_000,
-        'the e-mail',
-      )
+      const [mail] = await waitFor(() => smtp.mailsOf(eventId).length > 0 && smtp.mails, 20_000, 'the e-mail')
       // The last lines of the corpus stand next to the matched line, so they are shown too.
       expect(mail?.headers.subject).toContain('TD-02 JavaHeapExhausted')
       expect(mail?.text).toContain('[REDACTED]')

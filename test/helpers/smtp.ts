@@ -78,6 +78,8 @@ export async function startSmtp(options: { reject?: number; hold?: boolean } = {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    /** The mails of one event (its X-Diagnostic-Event header), in the order they arrived. */
+    mailsOf: (eventId: string) => mails.filter((m) => m.headers['x-diagnostic-event'] === eventId),
     /** Messages whose data arrived, answered or not. */
     arrived: () => arrived,
     release: () => release(),

@@ -39,7 +39,7 @@ describe('a rule registered on a running service', () => {
     const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id })]) })
     expect(res.status).toBe(202)
     const eventId: string = res.json().events[0].eventId
-    return waitFor(() => smtp.mails.find((m) => m.headers['x-diagnostic-event'] === eventId), 20_000, 'the report')
+    return waitFor(() => smtp.mailsOf(eventId)[0], 20_000, 'the report')
   }
 
   it('is added to the same engine instance, and the next report names its branch', async () => {

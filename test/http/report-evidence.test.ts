@@ -67,7 +67,7 @@ describe('the evidence a report shows', () => {
     const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'report-1' })]) })
     expect(res.status).toBe(202)
     const eventId: string = res.json().events[0].eventId
-    const mail = await waitFor(() => smtp.mails.find((m) => m.headers['x-diagnostic-event'] === eventId))
+    const mail = await waitFor(() => smtp.mailsOf(eventId)[0])
     const text = mail.text ?? ''
     const html = String(mail.html)
 
