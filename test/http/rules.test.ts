@@ -279,6 +279,7 @@ describe('rules API (spec, D19, D20)', () => {
     const unsafe = validRule({ branch: 'TD-27', ruleName: 'DryRunCheck', pattern: '/(a+)+$/' })
     expectError(await t.call('POST', `${path}?dryRun=true`, { json: unsafe }), 400, 'unsafe_regex_pattern')
     expectError(await t.call('POST', `${path}?dryRun=yes`, { json: validRule() }), 400, 'invalid_query_parameter')
+    expect(stored()).toEqual(before)
   })
 
   it.each([
