@@ -2,6 +2,7 @@ import { AhoCorasick } from './aho-corasick.js'
 import { type Excerpt, excerptOf, excerptOfText } from './excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
+import { isFrameAt, isFrameAtText } from './stack-frames.js'
 
 export interface PatternEntry {
   /** What a match reports: a built-in branch or `custom-<id>`; several patterns may share one. */
@@ -125,7 +126,8 @@ export class PatternIndex {
       // The automaton folds case; a literal pattern is case-sensitive.
       if (
         (known === undefined || start < known) &&
-        bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact)
+        bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) &&
+        !isFrameAt(bytes, start)
       )
         offsets.set(key, start)
       return undefined
@@ -173,7 +175,8 @@ export class PatternIndex {
       const { key } = this.entries[trigger.entry] as PatternEntry
       // In the first pass a key already found on an earlier line needs no more checks.
       if (firstPass && firstLine.has(key)) return
-      if (bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact)) keys.push(key)
+      if (bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) && !isFrameAt(bytes, start))
+        keys.push(key)
     }
     this.automaton.scan(raw, (id, start) => {
       while (nextNewline !== -1 && nextNewline < start) {
@@ -236,7 +239,7 @@ export class PatternIndex {
     for (const index of candidates) {
       const { key, pattern } = this.entries[index] as PatternEntry
       if (pattern.kind !== 'regex') continue
-      const match = pattern.regex.exec(excerpt.text)
+      const match = firstMatchOutsideFrames(pattern.regex, excerpt.text)
       if (!match) continue
       const known = found.get(key)
       const line = lineInText(excerpt.text, match.index)
@@ -264,6 +267,28 @@ function locate(bytes: Buffer, targets: Map<string, number>, unit: 'line' | 'off
     result.set(key, withContext(lines, line, lineStart))
   }
   return result
+}
+
+const globalForms = new WeakMap<RegExp, RegExp>()
+
+/** The first match that is not in a stack frame: usually the first match, tried once. */
+function firstMatchOutsideFrames(regex: RegExp, text: string): RegExpExecArray | null {
+  const first = regex.exec(text)
+  if (!first || !isFrameAtText(text, first.index)) return first
+  let global = globalForms.get(regex)
+  if (!global) {
+    global = new RegExp(regex.source, `${regex.flags}g`)
+    globalForms.set(regex, global)
+  }
+  // Past the frame's line, then each further match until one is outside a frame.
+  for (let from = text.indexOf('\n', first.index); from !== -1; from = text.indexOf('\n', from + 1)) {
+    global.lastIndex = from
+    const next = global.exec(text)
+    if (!next) return null
+    if (!isFrameAtText(text, next.index)) return next
+    from = next.index
+  }
+  return null
 }
 
 /** The line of a character offset of the text (for a regular expression's match). */
