@@ -107,9 +107,10 @@ export async function testRules(
       print(`${rule.branch} ${rule.ruleName}: no match${scoped}`)
     }
   }
-  const { rule } = diagnosis.primary
+  // What the log earned: one uncorroborated line is a probable cause (docs/design.md).
+  const { rule, classification, confidence } = diagnosis.primary
   print(
-    `primary finding: ${rule.branch} ${rule.ruleName} (${rule.category}, ${rule.classification}${rule.confidence ? `/${rule.confidence}` : ''})`,
+    `primary finding: ${rule.branch} ${rule.ruleName} (${rule.category}, ${classification}${confidence ? `/${confidence}` : ''})`,
   )
   const others = diagnosis.matches.slice(1).map((m) => m.rule.branch)
   if (others.length > 0) print(`also matched: ${others.join(', ')}`)
@@ -130,7 +131,7 @@ export async function testRules(
             const hit = diagnosis.matches.find((m) => m.rule.id === rule.id)?.logMatch
             return { rule: `${rule.branch} ${rule.ruleName}`, line: hit?.line ?? null, text: hit?.text ?? null }
           }),
-          primary: { branch: rule.branch, ruleName: rule.ruleName, classification: rule.classification },
+          primary: { branch: rule.branch, ruleName: rule.ruleName, classification },
           alsoMatched: others,
           server: checked,
           report: lines,

@@ -46,6 +46,8 @@ interface FindingView {
   confidence: string | null
   assessment: string
   origin: 'built-in' | 'custom'
+  /** Why a cause is confirmed or only probable (docs/design.md, "Confidence is earned"); null when the rule says. */
+  basis: string | null
 }
 
 interface ExcerptLine {
@@ -113,6 +115,13 @@ export interface DiagnosisModel {
   }
 }
 
+const confidenceBasis = {
+  corroborated:
+    'its signature and a corroborating fact: the signature on more than one line, a failing probe, a metric, or a container event',
+  uncorroborated:
+    'its signature alone: one line, and no repeat, probe, metric or container event corroborated it, so it is a probable cause, not a confirmed one',
+} as const
+
 function findingView(finding: Finding): FindingView {
   const { rule } = finding
   return {
@@ -120,10 +129,16 @@ function findingView(finding: Finding): FindingView {
     branch: rule.branch,
     ruleName: rule.ruleName,
     category: rule.category,
-    classification: rule.classification,
-    confidence: rule.confidence,
+    classification: finding.classification,
+    confidence: finding.confidence,
     assessment: rule.assessment,
     origin: isBuiltin(rule) ? 'built-in' : 'custom',
+    basis:
+      finding.corroborated === null
+        ? null
+        : finding.corroborated
+          ? confidenceBasis.corroborated
+          : confidenceBasis.uncorroborated,
   }
 }
 

@@ -24,6 +24,7 @@ const finding = {
   confidence: null,
   assessment: 'Fixture.',
   origin: 'built-in' as const,
+  basis: 'Fixture.',
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { packageRoot } from '../paths.js'
-import type { BuiltinRuleFile } from '../schema-types/builtin-rule-file.js'
+import type { BuiltinRuleFile, TopCondition } from '../schema-types/builtin-rule-file.js'
 import { patternsOf } from './engine-rules.js'
 import type { BuiltinRule } from './types.js'
 
@@ -18,7 +18,9 @@ export const builtinBranches = [
   ...['01', '02', '03'].map((n) => `TH-${n}`),
 ]
 
-const validate = createAjv().compile<BuiltinRuleFile>(loadSchema('builtin-rules.schema.json'))
+const ajv = createAjv()
+const validate = ajv.compile<BuiltinRuleFile>(loadSchema('builtin-rules.schema.json'))
+const validateCondition = ajv.compile<TopCondition>({ $ref: 'builtin-rules.schema.json#/$defs/topCondition' })
 
 export class BuiltinRulesError extends Error {}
 
@@ -58,4 +60,23 @@ export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[];
     )
   }
   return { rules, versions }
+}
+
+let corroboration: TopCondition | undefined
+
+/**
+ * The facts that corroborate any confirmed cause found in the logs
+ * (`builtin-rules/corroboration.json`; docs/design.md, "Confidence is earned"): read and
+ * validated once.
+ */
+export function corroboratingEvidence(dir = builtinRulesDir): TopCondition {
+  if (corroboration && dir === builtinRulesDir) return corroboration
+  const file = join(dir, 'corroboration.json')
+  const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
+  if (!validateCondition(data)) {
+    const problems = toDetails(validateCondition.errors).map((d) => `${d.path} ${d.message}`)
+    throw new BuiltinRulesError(`${file}: ${problems.join('; ')}`)
+  }
+  if (dir === builtinRulesDir) corroboration = data
+  return data
 }

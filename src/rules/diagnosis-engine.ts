@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto'
-import { type Almanac, Engine, type RuleResult } from 'json-rules-engine'
+import { type Almanac, Engine, type Event, type RuleResult } from 'json-rules-engine'
 import { PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
-import type { Family } from './builtin-loader.js'
-import { engineName, engineRule, type FindingParams, logFact, matches, matchesOperator } from './engine-rules.js'
+import { corroboratingEvidence, type Family } from './builtin-loader.js'
+import {
+  corroborationCondition,
+  engineRules,
+  type FindingParams,
+  logFact,
+  matches,
+  matchesOperator,
+  matchesRepeatedly,
+  repeatedOperator,
+} from './engine-rules.js'
 import { engineFacts } from './facts.js'
 import {
   type BuiltinRule,
@@ -15,6 +24,15 @@ import {
 
 export interface Finding {
   rule: CatalogueRule
+  /**
+   * What the evidence earned (docs/design.md, "Confidence is earned"): a confirmed cause
+   * whose signature nothing corroborated is a probable one. The rule's own classification
+   * is the most it can claim.
+   */
+  classification: CatalogueRule['classification']
+  confidence: CatalogueRule['confidence']
+  /** Whether a confirmation was corroborated; null for a rule whose classification is its own. */
+  corroborated: boolean | null
   /** The first log line that matched one of the rule's patterns, when it matched on logs. */
   logMatch: PatternMatch | null
 }
@@ -91,6 +109,8 @@ export class DiagnosisEngine {
   ) {
     this.engine = new Engine([], { allowUndefinedFacts: true, pathResolver })
     this.engine.addOperator<unknown, unknown>(matchesOperator, matches)
+    this.engine.addOperator<unknown, unknown>(repeatedOperator, matchesRepeatedly)
+    this.engine.setCondition(corroborationCondition, corroboratingEvidence() as Parameters<Engine['setCondition']>[1])
     this.engine.addFact<Promise<LogMatches>>(logFact, async (_params, almanac) =>
       this.scan((await almanac.factValue<string | undefined>('logText')) ?? ''),
     )
@@ -112,13 +132,15 @@ export class DiagnosisEngine {
   }
 
   private add(rule: CatalogueRule): void {
-    const name = engineName(rule)
-    if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
-    this.engine.addRule(engineRule(rule))
-    this.rules.push(rule)
-    this.byName.set(name, rule)
+    const forms = engineRules(rule).map((form) => ({ form, name: form.name as string }))
+    for (const { name } of forms) if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
     const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
-    this.patterns.set(name, patterns)
+    for (const { form, name } of forms) {
+      this.engine.addRule(form)
+      this.byName.set(name, rule)
+      this.patterns.set(name, patterns)
+    }
+    this.rules.push(rule)
     // Each pattern once in the scanner, however many rules test it.
     const added = patterns.filter((source) => !this.scanned.has(source))
     for (const source of added) {
@@ -160,10 +182,11 @@ export class DiagnosisEngine {
   private async runOnce(evidence: Evidence): Promise<Diagnosis> {
     const { results, almanac } = await this.engine.run(engineFacts(evidence))
     const log = await almanac.factValue<LogMatches>(logFact)
-    const matched = new Set(results.map((result) => result.name))
+    const matched = new Set(results.map((result) => this.byName.get(result.name)))
     const matches = [...results].sort(byRank).map((result): Finding => {
       const rule = this.byName.get(result.name) as CatalogueRule
-      return { rule, logMatch: this.firstLine(result.name, log) }
+      const { classification, confidence, corroborated } = (result.event as Event).params as FindingParams
+      return { rule, classification, confidence, corroborated, logMatch: this.firstLine(result.name, log) }
     })
     const primary = matches[0]
     if (!primary) throw new Error('the rules reached no outcome: TD-07 and TD-08 must be in the catalogue')
@@ -173,7 +196,7 @@ export class DiagnosisEngine {
       trace: this.rules.map((rule) => ({
         id: rule.id,
         branch: rule.branch,
-        matched: matched.has(engineName(rule)),
+        matched: matched.has(rule),
       })),
       catalogue: {
         builtinVersions: this.builtinVersions,

@@ -1,6 +1,6 @@
 import type { RuleProperties } from 'json-rules-engine'
 import type { Condition, TopCondition } from '../schema-types/builtin-rule-file.js'
-import { type CatalogueRule, type CustomRule, isBuiltin } from './types.js'
+import { type CatalogueRule, type CustomRule, isBuiltin, type LogMatches } from './types.js'
 
 // Catalogue rules as json-rules-engine rules (docs/design.md, "Rules"). A built-in rule is
 // its JSON file's conditions as written; a custom rule becomes "the log matches its pattern,
@@ -22,18 +22,43 @@ export function matches(log: unknown, value: unknown): boolean {
   return Array.isArray(value) ? value.some((pattern) => log.has(pattern)) : log.has(value)
 }
 
+/** The operator of a repeated signature: the patterns (the value) matched two lines or more. */
+export const repeatedOperator = 'matchesRepeatedly'
+
+export function matchesRepeatedly(log: unknown, value: unknown): boolean {
+  if (!(log instanceof Map)) return false
+  const lines = new Set<number>()
+  for (const pattern of ([] as unknown[]).concat(value)) {
+    const match = (log as LogMatches).get(pattern as string)
+    if (!match) continue
+    if (match.repeated) return true
+    lines.add(match.line)
+  }
+  return lines.size >= 2
+}
+
+/** The engine's name for the shared condition of builtin-rules/corroboration.json. */
+export const corroborationCondition = 'corroborating-evidence'
+/** The engine rule of a confirmed cause whose signature was found without corroboration. */
+const uncorroboratedSuffix = '/uncorroborated'
+
 /**
  * Custom rules outrank built-ins of the same classification (an operator's rule is more
  * specific to its own applications); the fallbacks TD-07 and TD-08 run last, at priority 1.
  */
 const customPriority = { confirmed_cause: 90, probable_cause: 60 } as const
+/** A built-in confirmed cause without corroboration ranks with the probable causes of its family (80 -> 50). */
+const uncorroboratedDrop = 30
 
 export interface FindingParams {
   /** The catalogue id of the rule: `builtin-TD-02` or a custom rule's number. */
   rule: string | number
   branch: string
+  /** What the evidence earned: a confirmed cause without corroboration is a probable one. */
   classification: CatalogueRule['classification']
   confidence: CatalogueRule['confidence']
+  /** Whether the confirmation was corroborated; null for a rule that states its own classification. */
+  corroborated: boolean | null
 }
 
 /** The engine's name for a rule: unique across built-ins and custom rules. */
@@ -54,19 +79,55 @@ function customConditions(rule: CustomRule): TopCondition {
   return { all }
 }
 
-export function engineRule(rule: CatalogueRule): RuleProperties {
-  const params: FindingParams = {
-    rule: rule.id,
-    branch: rule.branch,
-    classification: rule.classification,
-    confidence: rule.confidence,
+/** Whether the rule's confirmation must be earned: a confirmed cause that rests on log lines. */
+function isEarned(rule: CatalogueRule): boolean {
+  return rule.classification === 'confirmed_cause' && (isBuiltin(rule) ? rule.patterns.length > 0 : true)
+}
+
+/**
+ * What corroborates a rule's signature (docs/design.md, "Confidence is earned"): the
+ * signature repeated on another line, the rule's own `corroboratedBy` facts, or the
+ * shared ones (a failing probe, a container that was OOM-killed, crashed or exited in error).
+ */
+function corroboration(rule: CatalogueRule): TopCondition {
+  const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
+  const own = isBuiltin(rule) ? (rule.corroboratedBy ?? []) : []
+  const shared = { condition: corroborationCondition } as unknown as Condition
+  const repeated = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition
+  return { any: [repeated, ...own, shared] }
+}
+
+/**
+ * The engine rules of a catalogue rule: one, or for a confirmed cause found in the logs
+ * two that exclude each other, the signature with corroboration (confirmed) and without
+ * (probable, at the probable priority). The engine decides which.
+ */
+export function engineRules(rule: CatalogueRule): RuleProperties[] {
+  const name = engineName(rule)
+  const priority = priorityOf(rule)
+  const conditions = conditionsOf(rule)
+  const finding = (params: Omit<FindingParams, 'rule' | 'branch'>) =>
+    ({ type: 'finding', params: { rule: rule.id, branch: rule.branch, ...params } }) as RuleProperties['event']
+  const asEngine = (top: TopCondition) => top as RuleProperties['conditions']
+  if (!isEarned(rule)) {
+    const params = { classification: rule.classification, confidence: rule.confidence, corroborated: null }
+    return [{ name, priority, conditions: asEngine(conditions), event: finding(params) }]
   }
-  return {
-    name: engineName(rule),
-    priority: priorityOf(rule),
-    conditions: conditionsOf(rule) as RuleProperties['conditions'],
-    event: { type: 'finding', params: params as unknown as Record<string, unknown> },
-  }
+  const corroborated = corroboration(rule)
+  return [
+    {
+      name,
+      priority,
+      conditions: asEngine({ all: [conditions, corroborated] }),
+      event: finding({ classification: 'confirmed_cause', confidence: 'high', corroborated: true }),
+    },
+    {
+      name: `${name}${uncorroboratedSuffix}`,
+      priority: isBuiltin(rule) ? priority - uncorroboratedDrop : customPriority.probable_cause,
+      conditions: asEngine({ all: [conditions, { not: corroborated }] }),
+      event: finding({ classification: 'probable_cause', confidence: 'medium', corroborated: false }),
+    },
+  ]
 }
 
 /** The log patterns a condition tree tests, in the order written. */

@@ -25,6 +25,13 @@ export type Rule = {
    */
   recommendedActions: string[]
   conditions: TopCondition
+  /**
+   * Facts that corroborate a confirmed cause besides the shared ones (builtin-rules/corroboration.json) and a repeated signature: without any, the finding is a probable cause (docs/design.md, "Confidence is earned")
+   *
+   * @minItems 1
+   * @maxItems 10
+   */
+  corroboratedBy?: Condition[]
 }
 export type Condition =
   | TopCondition

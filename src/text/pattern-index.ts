@@ -24,6 +24,8 @@ export interface PatternMatch {
   text: string
   /** The matched line with up to `contextLines` lines either side, as the report shows it. */
   context: ContextLine[]
+  /** Whether the pattern matched another line too (a repeated signature corroborates it). */
+  repeated: boolean
 }
 
 export const contextLines = 3
@@ -113,6 +115,7 @@ export class PatternIndex {
   scanExcerpt(excerpt: Excerpt): Map<string, PatternMatch> {
     const { bytes } = excerpt
     const offsets = new Map<string, number>() // key -> byte offset of its first literal match
+    const repeated = new Set<string>() // keys a literal matched on two lines
     const seenWords = new Set<number>()
     this.automaton.scan(bytes, (id, start) => {
       if (id >= this.markerBase) return undefined
@@ -123,16 +126,19 @@ export class PatternIndex {
       }
       const { key } = this.entries[trigger.entry] as PatternEntry
       const known = offsets.get(key)
+      // Nothing left to learn: the first line is known, and so is a second one.
+      if (known !== undefined && start >= known && repeated.has(key)) return undefined
       // The automaton folds case; a literal pattern is case-sensitive.
-      if (
-        (known === undefined || start < known) &&
-        bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) &&
-        !isFrameAt(bytes, start)
-      )
-        offsets.set(key, start)
+      if (!bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) || isFrameAt(bytes, start))
+        return undefined
+      if (known === undefined) offsets.set(key, start)
+      else {
+        if (onOtherLines(bytes, known, start)) repeated.add(key)
+        if (start < known) offsets.set(key, start)
+      }
       return undefined
     })
-    return this.withRegexMatches(excerpt, seenWords, locate(bytes, offsets, 'offset'))
+    return this.withRegexMatches(excerpt, seenWords, marked(locate(bytes, offsets, 'offset'), repeated))
   }
 
   /**
@@ -147,6 +153,7 @@ export class PatternIndex {
     rewrite: (line: string) => string,
   ): { excerpt: Excerpt; matches: Map<string, PatternMatch> } {
     const firstLine = new Map<string, number>() // key -> first line of a literal match
+    const repeated = new Set<string>() // keys a literal matched on two lines
     const seenWords = new Set<number>()
     const marked: Array<{ line: number; start: number; end: number }> = []
     // Hits wait until their line ends: a marker later in the line voids them.
@@ -159,7 +166,11 @@ export class PatternIndex {
     const endLine = () => {
       if (lineMarked) marked.push({ line, start: lineStart, end: nextNewline === -1 ? raw.length : nextNewline })
       else {
-        for (const key of literals) if (!firstLine.has(key)) firstLine.set(key, line)
+        for (const key of literals) {
+          const first = firstLine.get(key)
+          if (first === undefined) firstLine.set(key, line)
+          else if (first !== line) repeated.add(key)
+        }
         for (const id of required) seenWords.add(id)
       }
       literals.length = 0
@@ -173,8 +184,8 @@ export class PatternIndex {
         return
       }
       const { key } = this.entries[trigger.entry] as PatternEntry
-      // In the first pass a key already found on an earlier line needs no more checks.
-      if (firstPass && firstLine.has(key)) return
+      // In the first pass a key already found on two lines needs no more checks.
+      if (firstPass && repeated.has(key)) return
       if (bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) && !isFrameAt(bytes, start))
         keys.push(key)
     }
@@ -191,7 +202,7 @@ export class PatternIndex {
     })
     endLine()
     if (marked.length === 0)
-      return { excerpt: excerptOf(raw), matches: this.scanExcerptLines(raw, firstLine, seenWords) }
+      return { excerpt: excerptOf(raw), matches: this.scanExcerptLines(raw, firstLine, repeated, seenWords) }
 
     const parts: Buffer[] = []
     let copied = 0
@@ -207,23 +218,28 @@ export class PatternIndex {
         if (id < this.markerBase) hit(rewritten, id, start, keys, words, false)
         return undefined
       })
-      for (const key of keys) if ((firstLine.get(key) ?? Number.POSITIVE_INFINITY) > m.line) firstLine.set(key, m.line)
+      for (const key of keys) {
+        const first = firstLine.get(key)
+        if (first !== undefined && first !== m.line) repeated.add(key)
+        if ((first ?? Number.POSITIVE_INFINITY) > m.line) firstLine.set(key, m.line)
+      }
       for (const id of words) seenWords.add(id)
     }
     parts.push(raw.subarray(copied))
     const excerpt = excerptOf(Buffer.concat(parts))
     // A rule word over several lines, or a rewrite that made lines: match the whole again.
     if (this.multiLineWords || linesChanged) return { excerpt, matches: this.scanExcerpt(excerpt) }
-    return { excerpt, matches: this.scanExcerptLines(excerpt.bytes, firstLine, seenWords, excerpt) }
+    return { excerpt, matches: this.scanExcerptLines(excerpt.bytes, firstLine, repeated, seenWords, excerpt) }
   }
 
   private scanExcerptLines(
     bytes: Buffer,
     firstLine: Map<string, number>,
+    repeated: Set<string>,
     seenWords: Set<number>,
     excerpt: Excerpt = excerptOf(bytes),
   ): Map<string, PatternMatch> {
-    return this.withRegexMatches(excerpt, seenWords, locate(bytes, firstLine, 'line'))
+    return this.withRegexMatches(excerpt, seenWords, marked(locate(bytes, firstLine, 'line'), repeated))
   }
 
   /** Runs the regular expressions whose required literals all occurred, on the text. */
@@ -243,6 +259,7 @@ export class PatternIndex {
       if (!match) continue
       const known = found.get(key)
       const line = lineInText(excerpt.text, match.index)
+      line.repeated = nextMatchOutsideFrames(pattern.regex, excerpt.text, match.index) !== null
       if (known === undefined || line.line < known.line) found.set(key, line)
     }
     return found
@@ -275,13 +292,17 @@ const globalForms = new WeakMap<RegExp, RegExp>()
 function firstMatchOutsideFrames(regex: RegExp, text: string): RegExpExecArray | null {
   const first = regex.exec(text)
   if (!first || !isFrameAtText(text, first.index)) return first
+  return nextMatchOutsideFrames(regex, text, first.index)
+}
+
+/** The first match outside a frame on a line after the one at `index`. */
+function nextMatchOutsideFrames(regex: RegExp, text: string, index: number): RegExpExecArray | null {
   let global = globalForms.get(regex)
   if (!global) {
     global = new RegExp(regex.source, `${regex.flags}g`)
     globalForms.set(regex, global)
   }
-  // Past the frame's line, then each further match until one is outside a frame.
-  for (let from = text.indexOf('\n', first.index); from !== -1; from = text.indexOf('\n', from + 1)) {
+  for (let from = text.indexOf('\n', index); from !== -1; from = text.indexOf('\n', from + 1)) {
     global.lastIndex = from
     const next = global.exec(text)
     if (!next) return null
@@ -289,6 +310,21 @@ function firstMatchOutsideFrames(regex: RegExp, text: string): RegExpExecArray |
     from = next.index
   }
   return null
+}
+
+/** Two byte offsets on different lines. */
+function onOtherLines(bytes: Buffer, a: number, b: number): boolean {
+  const newline = bytes.indexOf(10, Math.min(a, b))
+  return newline !== -1 && newline < Math.max(a, b)
+}
+
+/** The matches, with `repeated` set for the keys that matched another line. */
+function marked(found: Map<string, PatternMatch>, repeated: ReadonlySet<string>): Map<string, PatternMatch> {
+  for (const key of repeated) {
+    const match = found.get(key)
+    if (match) match.repeated = true
+  }
+  return found
 }
 
 /** The line of a character offset of the text (for a regular expression's match). */
@@ -356,5 +392,5 @@ function withContext(lines: Lines, line: number, lineStart: number): PatternMatc
     if (start === -1) break
     after.push({ number: n, text: lines.read(start) })
   }
-  return { line, text, context: [...before, { number: line, text }, ...after] }
+  return { line, text, context: [...before, { number: line, text }, ...after], repeated: false }
 }

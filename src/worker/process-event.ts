@@ -123,13 +123,8 @@ async function diagnose(
     now,
   })
   const rendered = deps.templates.diagnosis(model)
-  const { rule } = diagnosis.primary
-  const headline = {
-    branch: rule.branch,
-    ruleName: rule.ruleName,
-    category: rule.category,
-    classification: rule.classification,
-  }
+  const { rule, classification } = diagnosis.primary
+  const headline = { branch: rule.branch, ruleName: rule.ruleName, category: rule.category, classification }
   const result = {
     primary: model.primary,
     matches: [model.primary, ...model.others],

@@ -54,8 +54,8 @@ export async function diagnoseCorpus(excerpts: readonly Excerpt[]): Promise<Verd
   for (const excerpt of excerpts) {
     const alert = { alertname: 'CorpusExcerpt', instance: excerpt.product, severity: 'critical' }
     const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), redact(excerpt.log)))
-    const { rule } = diagnosis.primary
-    verdicts.push({ excerpt, branch: rule.branch, category: rule.category, classification: rule.classification })
+    const { rule, classification } = diagnosis.primary
+    verdicts.push({ excerpt, branch: rule.branch, category: rule.category, classification })
   }
   return verdicts
 }
@@ -64,6 +64,8 @@ export interface Scores {
   excerpts: number
   top1: number
   category: number
+  /** How many diagnoses said "confirmed" (a corroborated signature). */
+  confirmed: number
   wrongConfirmed: string[]
   perBranch: Record<string, { precision: number | null; recall: number | null; support: number }>
   confusions: Array<{ expected: string; got: string; count: number }>
@@ -94,6 +96,7 @@ export function score(verdicts: readonly Verdict[]): Scores {
     excerpts: verdicts.length,
     top1: ratio(verdicts.filter((v) => v.branch === v.excerpt.expected.branch).length, verdicts.length) ?? 0,
     category: ratio(verdicts.filter((v) => v.category === v.excerpt.expected.category).length, verdicts.length) ?? 0,
+    confirmed: verdicts.filter((v) => v.classification === 'confirmed_cause').length,
     // The word an SRE acts on: "confirmed" for a cause that is not the one.
     wrongConfirmed: verdicts
       .filter((v) => v.classification === 'confirmed_cause' && v.branch !== v.excerpt.expected.branch)
@@ -113,7 +116,7 @@ const pct = (x: number | null) => (x === null ? '   -' : `${(100 * x).toFixed(0)
 /** The report `npm run eval` prints. */
 export function formatScores(name: string, s: Scores): string {
   const lines = [
-    `${name}: ${s.excerpts} excerpts, top-1 ${pct(s.top1)}, category ${pct(s.category)}, wrong "confirmed" ${s.wrongConfirmed.length}`,
+    `${name}: ${s.excerpts} excerpts, top-1 ${pct(s.top1)}, category ${pct(s.category)}, stated "confirmed" ${s.confirmed}, wrong "confirmed" ${s.wrongConfirmed.length}`,
     `  ${'branch'.padEnd(8)} precision  recall  support`,
     ...Object.entries(s.perBranch).map(
       ([branch, b]) =>

@@ -166,9 +166,10 @@ describe('diag rules (the rulepack CLI)', () => {
       'IMP-03 FeedRecordMalformed: MATCH at line 3: com.example.imports.FeedParseException: malformed record at line 4711',
     )
     expect(result.stdout).toContain('IMP-04 FeedMissing: no match')
-    // Two confirmed custom rules: the lower id (the seed's TD-09) ranks first (D21).
+    // Two confirmed custom rules, each found on one line that nothing corroborates: both are
+    // probable causes (docs/design.md, "Confidence is earned"); the lower id, the seed's TD-09, ranks first.
     expect(result.stdout).toContain(
-      'primary finding: TD-09 JdbcPoolExhausted (database_persistence, confirmed_cause/high)',
+      'primary finding: TD-09 JdbcPoolExhausted (database_persistence, probable_cause/medium)',
     )
     expect(result.stdout).toContain('also matched: IMP-03')
     expect((await cli(['rules', 'test', pack, '--log', log, '--expect-match'])).code).toBe(1)

@@ -140,7 +140,12 @@ describe('rules API (spec, D19, D20)', () => {
     )
     const diagnosis = await t.service.analysis.diagnose(evidence)
     expect(diagnosis.primary.rule.branch).toBe('TD-19')
-    expect(diagnosis.primary.logMatch).toEqual({ line: 1, text: log, context: [{ number: 1, text: log }] })
+    expect(diagnosis.primary.logMatch).toEqual({
+      line: 1,
+      text: log,
+      context: [{ number: 1, text: log }],
+      repeated: false,
+    })
   })
 
   it('records the token as createdBy whatever the body says, ruleId null when absent, and accepts mixed case', async () => {

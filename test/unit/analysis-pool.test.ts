@@ -83,8 +83,11 @@ describe('AnalysisPool', () => {
     expect(last.matches.get('OutOfMemoryError: Java heap space')?.context.map((line) => line.number)).toEqual([
       1, 2, 3, 4, 5, 6,
     ])
-    const diagnosis = await pool.diagnose({ ...evidence, log: { matches: last.matches } })
-    expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'CX-1', 'CX-2'])
+    // The full collection at high occupancy corroborates the heap exhaustion (TD-02's corroboratedBy).
+    const diagnosis = await pool.diagnose({ ...evidence, gc: last.gc, log: { matches: last.matches } })
+    // Its pause of more than a second is GC-03 as well, a probable cause ranked last.
+    expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'CX-1', 'CX-2', 'GC-03'])
+    expect(diagnosis.primary.classification).toBe('confirmed_cause')
   })
 
   it('fails the tasks of a thread that dies and reports a thread that cannot start', async () => {

@@ -208,8 +208,32 @@ describe('PatternIndex', () => {
     ])
     const found = index.scan(text)
     const expected = [1, 2, 3, 4, 5, 6].map((number) => ({ number, text: (lines[number - 1] as string).slice(0, 500) }))
-    expect(found.get('literal')).toEqual({ line: 3, text: 'ERROR ü two', context: expected })
-    expect(found.get('regex')).toEqual(found.get('literal'))
+    // `ERROR` is on lines 3 and 9; `ERROR ü` only on line 3.
+    expect(found.get('literal')).toEqual({ line: 3, text: 'ERROR ü two', context: expected, repeated: true })
+    expect(found.get('regex')).toEqual({ ...found.get('literal'), repeated: false })
     expect(found.get('late')?.context.map((line) => line.number)).toEqual([6, 7, 8, 9, 10])
+  })
+})
+
+describe('a repeated signature', () => {
+  const log = [
+    'java.lang.OutOfMemoryError: Java heap space twice: java.lang.OutOfMemoryError: Java heap space',
+    'INFO an unrelated line',
+    'Caused by: java.net.ConnectException: Connection refused',
+    'Caused by: java.net.ConnectException: Connection refused',
+  ].join('\n')
+  const index = PatternIndex.fromSources(
+    ['OutOfMemoryError: Java heap space', '/ConnectException: Connection refused/'].map((source) => ({
+      key: source,
+      source,
+    })),
+  )
+
+  it('is one that matched two lines, in every scan', () => {
+    for (const found of [index.scan(log), index.scanRewriting(Buffer.from(log), (line) => line).matches]) {
+      // Twice on one line: one line.
+      expect(found.get('OutOfMemoryError: Java heap space')).toMatchObject({ line: 1, repeated: false })
+      expect(found.get('/ConnectException: Connection refused/')).toMatchObject({ line: 3, repeated: true })
+    }
   })
 })

@@ -320,3 +320,85 @@ describe('summarizeGc', () => {
     })
   })
 })
+
+describe('confidence is earned (docs/design.md)', () => {
+  const { rules: builtins, versions } = loadBuiltinRules()
+  const engine = new DiagnosisEngine(builtins, versions, [
+    {
+      id: 1,
+      ruleId: null,
+      branch: 'CX-01',
+      ruleName: 'LedgerLockTimeout',
+      category: 'database_persistence',
+      targetSource: 'local_file',
+      pattern: 'LedgerLockTimeout: lock on account',
+      assessment: 'The ledger could not lock an account row in time.',
+      classification: 'confirmed_cause',
+      confidence: 'high',
+      recommendedActions: ['Find the transaction that holds the lock.'],
+      createdBy: 'test',
+      createdAt: '2026-11-22T05:00:00.000Z',
+    },
+  ])
+  const oom =
+    '2026-11-22 04:55:02 SEVERE [exec-4] Servlet.service() threw exception\njava.lang.OutOfMemoryError: Java heap space'
+  const primaryOf = async (evidence: Evidence) => {
+    const { primary } = await engine.diagnose(evidence)
+    return { branch: primary.rule.branch, classification: primary.classification, corroborated: primary.corroborated }
+  }
+  const withLog = (log: string, facts: Partial<Evidence> = {}) => ({
+    ...withLogText(emptyEvidence(alert), log),
+    ...facts,
+  })
+
+  it('makes one uncorroborated line of a confirmed cause a probable cause, ranked with the probable ones', async () => {
+    expect(await primaryOf(withLog(oom))).toEqual({
+      branch: 'TD-02',
+      classification: 'probable_cause',
+      corroborated: false,
+    })
+    const { primary } = await engine.diagnose(withLog(oom))
+    expect(primary.confidence).toBe('medium')
+    // The catalogue still lists what the rule can claim.
+    expect(primary.rule.classification).toBe('confirmed_cause')
+  })
+
+  it('confirms it when the signature repeats, the probe fails, a container event or a rule metric agrees', async () => {
+    const confirmed = { branch: 'TD-02', classification: 'confirmed_cause', corroborated: true }
+    const base = emptyEvidence(alert)
+    expect(await primaryOf(withLog(`${oom}\n${oom}`))).toEqual(confirmed)
+    expect(await primaryOf(withLog(oom, { probe: { outcome: 'timeout', statusCode: null, latencyMs: 5000 } }))).toEqual(
+      confirmed,
+    )
+    expect(await primaryOf(withLog(oom, { container: { ...base.container, events: 1, errorExits: 1 } }))).toEqual(
+      confirmed,
+    )
+    // TD-02's own corroboratedBy: the heap metric at 90 % or more.
+    expect(await primaryOf(withLog(oom, { metrics: { heapUsedRatio: 0.95, threads: null } }))).toEqual(confirmed)
+    expect(await primaryOf(withLog(oom, { metrics: { heapUsedRatio: 0.5, threads: null } }))).toMatchObject({
+      classification: 'probable_cause',
+    })
+  })
+
+  it('holds custom confirmed rules to the same rule, at the custom priorities (90 corroborated, 60 not)', async () => {
+    const ledger = '2026-11-22 05:00:00 ERROR LedgerLockTimeout: lock on account 4711 not granted'
+    expect(await primaryOf(withLog(ledger))).toEqual({
+      branch: 'CX-01',
+      classification: 'probable_cause',
+      corroborated: false,
+    })
+    // Uncorroborated at 60 still outranks a built-in probable cause (50), not a corroborated one (80).
+    expect(await primaryOf(withLog(`${ledger}\n${oom}\n${oom}`))).toMatchObject({ branch: 'TD-02' })
+    expect(await primaryOf(withLog(`${ledger}\n${ledger}\n${oom}\n${oom}`))).toEqual({
+      branch: 'CX-01',
+      classification: 'confirmed_cause',
+      corroborated: true,
+    })
+  })
+
+  it('leaves rules that rest on facts, not log lines, as they are written', async () => {
+    const { primary } = await engine.diagnose(evidenceFor('GC-01'))
+    expect(primary).toMatchObject({ classification: 'confirmed_cause', corroborated: null })
+    expect(primary.rule.branch).toBe('GC-01')
+  })
+})
