@@ -23,6 +23,7 @@ function customRules(count: number): CustomRule[] {
         : `/ORDERS-${i}: (?:timeout|refused) talking to shard-\\d+/`,
     assessment: 'A generated rule for the benchmark.',
     classification: 'probable_cause',
+    priority: null,
     confidence: 'medium',
     recommendedActions: ['Nothing: generated.'],
     createdBy: 'bench',

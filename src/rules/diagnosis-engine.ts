@@ -183,11 +183,19 @@ export class DiagnosisEngine {
     const { results, almanac } = await this.engine.run(engineFacts(evidence))
     const log = await almanac.factValue<LogMatches>(logFact)
     const matched = new Set(results.map((result) => this.byName.get(result.name)))
-    const matches = [...results].sort(byRank).map((result): Finding => {
+    const ranked = results.map((result) => {
       const rule = this.byName.get(result.name) as CatalogueRule
       const { classification, confidence, corroborated } = (result.event as Event).params as FindingParams
-      return { rule, classification, confidence, corroborated, logMatch: this.firstLine(result.name, log) }
+      const finding: Finding = {
+        rule,
+        classification,
+        confidence,
+        corroborated,
+        logMatch: this.firstLine(result.name, log),
+      }
+      return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log) }
     })
+    const matches = ranked.sort(byRank).map(({ finding }) => finding)
     const primary = matches[0]
     if (!primary) throw new Error('the rules reached no outcome: TD-07 and TD-08 must be in the catalogue')
     return {
@@ -207,6 +215,13 @@ export class DiagnosisEngine {
     }
   }
 
+  /** How deep in a `Caused by:` chain the rule's patterns matched: the deepest of its lines. */
+  private causeDepth(name: string, log: LogMatches): number {
+    let depth = 0
+    for (const pattern of this.patterns.get(name) ?? []) depth = Math.max(depth, log.get(pattern)?.causeDepth ?? 0)
+    return depth
+  }
+
   /** The earliest line that matched one of the rule's patterns. */
   private firstLine(name: string, log: LogMatches): PatternMatch | null {
     let first: PatternMatch | null = null
@@ -218,16 +233,26 @@ export class DiagnosisEngine {
   }
 }
 
+const classificationRank = { confirmed_cause: 0, probable_cause: 1, undetermined: 2 } as const
+
 /**
- * Higher priority first; at equal priority built-ins by branch and custom rules by id
- * (custom and built-in rules never share a priority): a total order, so the result does
- * not depend on the order rules were added or evaluated in.
+ * The ranking (docs/design.md, "Ranking"): what the evidence earned (confirmed, probable,
+ * undetermined); within it the root cause before its wrappers (a finding matched deeper in
+ * a `Caused by:` chain first); then the rules' priorities; then built-ins by branch and
+ * custom rules by id. A total order, so the result does not depend on the order rules were
+ * added or evaluated in.
  */
-function byRank(a: RuleResult, b: RuleResult): number {
-  const byPriority = (b.priority ?? 1) - (a.priority ?? 1)
-  if (byPriority !== 0) return byPriority
-  const pa = a.event?.params as FindingParams
-  const pb = b.event?.params as FindingParams
-  if (typeof pa.rule === 'number' && typeof pb.rule === 'number') return pa.rule - pb.rule
-  return pa.branch.localeCompare(pb.branch)
+function byRank(
+  a: { finding: Finding; priority: number; depth: number },
+  b: { finding: Finding; priority: number; depth: number },
+): number {
+  const byEarned = classificationRank[a.finding.classification] - classificationRank[b.finding.classification]
+  if (byEarned !== 0) return byEarned
+  if (a.depth !== b.depth) return b.depth - a.depth
+  if (a.priority !== b.priority) return b.priority - a.priority
+  const ra = a.finding.rule
+  const rb = b.finding.rule
+  if (!isBuiltin(ra) && !isBuiltin(rb)) return ra.id - rb.id
+  if (isBuiltin(ra) !== isBuiltin(rb)) return isBuiltin(ra) ? -1 : 1
+  return ra.branch.localeCompare(rb.branch)
 }

@@ -64,8 +64,15 @@ export interface FindingParams {
 /** The engine's name for a rule: unique across built-ins and custom rules. */
 export const engineName = (rule: CatalogueRule) => String(rule.id)
 
+/** A built-in's priority is in its file; a custom rule's is its own, or follows from its classification. */
 function priorityOf(rule: CatalogueRule): number {
-  return isBuiltin(rule) ? rule.priority : customPriority[rule.classification]
+  return isBuiltin(rule) ? rule.priority : (rule.priority ?? customPriority[rule.classification])
+}
+
+/** Where a confirmed cause without corroboration ranks: 30 lower, or with the custom probable causes. */
+function uncorroboratedPriority(rule: CatalogueRule): number {
+  if (isBuiltin(rule) || rule.priority !== null) return Math.max(2, priorityOf(rule) - uncorroboratedDrop)
+  return customPriority.probable_cause
 }
 
 function conditionsOf(rule: CatalogueRule): TopCondition {
@@ -123,7 +130,7 @@ export function engineRules(rule: CatalogueRule): RuleProperties[] {
     },
     {
       name: `${name}${uncorroboratedSuffix}`,
-      priority: isBuiltin(rule) ? priority - uncorroboratedDrop : customPriority.probable_cause,
+      priority: uncorroboratedPriority(rule),
       conditions: asEngine({ all: [conditions, { not: corroborated }] }),
       event: finding({ classification: 'probable_cause', confidence: 'medium', corroborated: false }),
     },

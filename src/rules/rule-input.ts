@@ -33,6 +33,7 @@ export function offlineCustomRule(body: unknown, id: number, createdBy: string, 
     ruleId: input.ruleId ?? null,
     classification: input.classification.toLowerCase() as CustomRule['classification'],
     confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
+    priority: input.priority ?? null,
     createdBy: input.createdBy ?? createdBy,
     createdAt,
   }

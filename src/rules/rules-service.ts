@@ -163,6 +163,7 @@ function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
     assessment: input.assessment,
     classification: input.classification.toLowerCase() as CustomRule['classification'],
     confidence: input.confidence.toLowerCase() as CustomRule['confidence'],
+    priority: input.priority ?? null,
     recommendedActions: input.recommendedActions,
     createdBy: principal,
     principal,

@@ -33,6 +33,8 @@ export interface CustomRule {
   assessment: string
   classification: 'confirmed_cause' | 'probable_cause'
   confidence: 'high' | 'medium'
+  /** Its rank among findings of the same earned classification; null: by its classification (docs/design.md, "Ranking"). */
+  priority: number | null
   recommendedActions: string[]
   createdBy: string
   createdAt: string

@@ -31,6 +31,10 @@ export type CustomRuleInput = {
   classification: string
   confidence: string
   /**
+   * Rank among findings of the same earned classification, higher first (docs/design.md, "Ranking"); absent or null: 90 for a confirmed cause, 60 for a probable one. Built-in rules rank at 77 to 80 (confirmed) and 47 to 50 (probable).
+   */
+  priority?: number | null
+  /**
    * @minItems 1
    * @maxItems 10
    */

@@ -14,6 +14,7 @@ interface RuleRow {
   assessment: string
   classification: CustomRule['classification']
   confidence: CustomRule['confidence']
+  priority: number | null
   recommended_actions: string
   created_by: string
   created_at: string
@@ -31,6 +32,7 @@ function toRule(row: RuleRow): CustomRule {
     assessment: row.assessment,
     classification: row.classification,
     confidence: row.confidence,
+    priority: row.priority,
     recommendedActions: JSON.parse(row.recommended_actions) as string[],
     createdBy: row.created_by,
     createdAt: row.created_at,
@@ -49,9 +51,9 @@ export class RulesRepository implements CustomRuleStore {
       all: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY id'),
       byId: db.prepare<[number], RuleRow>('SELECT * FROM rules WHERE id = ?'),
       insert: db.prepare(`INSERT INTO rules (rule_id, branch, rule_name, category, target_source, pattern,
-        assessment, classification, confidence, recommended_actions, created_by, principal, created_at)
+        assessment, classification, confidence, priority, recommended_actions, created_by, principal, created_at)
         VALUES (@ruleId, @branch, @ruleName, @category, @targetSource, @pattern, @assessment,
-        @classification, @confidence, @recommendedActions, @createdBy, @principal, @createdAt)`),
+        @classification, @confidence, @priority, @recommendedActions, @createdBy, @principal, @createdAt)`),
     }
   }
 

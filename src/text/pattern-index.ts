@@ -2,7 +2,7 @@ import { AhoCorasick } from './aho-corasick.js'
 import { type Excerpt, excerptOf, excerptOfText } from './excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
-import { isFrameAt, isFrameAtText } from './stack-frames.js'
+import { isFrameAt, isFrameAtText, isFrameSegment } from './stack-frames.js'
 
 export interface PatternEntry {
   /** What a match reports: a built-in branch or `custom-<id>`; several patterns may share one. */
@@ -26,6 +26,11 @@ export interface PatternMatch {
   context: ContextLine[]
   /** Whether the pattern matched another line too (a repeated signature corroborates it). */
   repeated: boolean
+  /**
+   * How deep in its stack trace's `Caused by:` chain the line is: 0 for a message, n for
+   * the nth cause (docs/design.md, "Root causes decide").
+   */
+  causeDepth: number
 }
 
 export const contextLines = 3
@@ -392,5 +397,31 @@ function withContext(lines: Lines, line: number, lineStart: number): PatternMatc
     if (start === -1) break
     after.push({ number: n, text: lines.read(start) })
   }
-  return { line, text, context: [...before, { number: line, text }, ...after], repeated: false }
+  return {
+    line,
+    text,
+    context: [...before, { number: line, text }, ...after],
+    repeated: false,
+    causeDepth: causeDepthOf(lines, lineStart, text),
+  }
+}
+
+const causedBy = /(?:^|\s)Caused by: /
+const suppressed = /(?:^|\s)Suppressed: /
+/** A trace longer than this is not walked further up (its depth is then a lower bound). */
+const maxTraceLines = 400
+
+/** The number of `Caused by:` lines from the trace's message down to this one (0 if it is none). */
+function causeDepthOf(lines: Lines, lineStart: number, text: string): number {
+  if (!causedBy.test(text)) return 0
+  let depth = 1
+  let start = lineStart
+  for (let n = 0; n < maxTraceLines; n++) {
+    start = lines.previous(start)
+    if (start === -1) break
+    const above = lines.read(start)
+    if (causedBy.test(above)) depth++
+    else if (!isFrameSegment(above) && !suppressed.test(above)) break
+  }
+  return depth
 }

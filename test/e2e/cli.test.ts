@@ -167,11 +167,12 @@ describe('diag rules (the rulepack CLI)', () => {
     )
     expect(result.stdout).toContain('IMP-04 FeedMissing: no match')
     // Two confirmed custom rules, each found on one line that nothing corroborates: both are
-    // probable causes (docs/design.md, "Confidence is earned"); the lower id, the seed's TD-09, ranks first.
+    // probable causes (docs/design.md, "Confidence is earned"). The operator's IMP-03 keeps
+    // the custom priority (60); the seed's TD-09 ranks as the built-ins do (80, here 50).
     expect(result.stdout).toContain(
-      'primary finding: TD-09 JdbcPoolExhausted (database_persistence, probable_cause/medium)',
+      'primary finding: IMP-03 FeedRecordMalformed (application_lifecycle, probable_cause/medium)',
     )
-    expect(result.stdout).toContain('also matched: IMP-03')
+    expect(result.stdout).toContain('also matched: TD-09')
     expect((await cli(['rules', 'test', pack, '--log', log, '--expect-match'])).code).toBe(1)
 
     writeFileSync(pack, JSON.stringify(rule('IMP-05', 'Bad', '/(a+)+/')))

@@ -108,7 +108,8 @@ describe('the worker end to end, with a real SMTP server', () => {
       ruleName: 'ReportExportFailing',
       category: 'application_lifecycle',
       targetSource: 'local_file',
-      pattern: 'com.example.reports.ExportService.render(',
+      // The message line: a pattern found only in stack frames matches nothing (docs/design.md).
+      pattern: 'servlet [reportServlet] in context with path [/reports] threw exception',
       assessment: 'The report export path is where the heap ran out.',
       classification: 'PROBABLE_CAUSE',
       confidence: 'MEDIUM',
@@ -135,7 +136,10 @@ describe('the worker end to end, with a real SMTP server', () => {
     expect(registered.status).toBe(201)
     // ...and the very next event is matched with it.
     const text = await diagnosisOf('e2e0011', '2026-11-22T04:59:00.000Z')
-    expect(text).toMatch(/Other matching rules \(ranked\):[\s\S]*EXP-01 ReportExportFailing/)
+    // A custom probable cause (60) outranks the heap exhaustion that one uncorroborated line
+    // makes a probable cause too (50).
+    expect(text).toMatch(/Primary finding: EXP-01 ReportExportFailing/)
+    expect(text).toMatch(/Other matching rules \(ranked\):[\s\S]*TD-02 JavaHeapExhausted/)
     expect(text).toMatch(/Matched by EXP-01 in \S+:/)
     expect(text).toContain('com.example.reports.ExportService.render(ExportService.java:212)')
   })
@@ -175,11 +179,13 @@ describe('the worker end to end, with a real SMTP server', () => {
       20_000,
       'the recovery',
     )
+    // The diagnosis of the firing alert is the headline: EXP-01, registered by the test above,
+    // a custom probable cause (60) ranked before the one uncorroborated heap line (50).
     expect(recovery?.headers.subject).toMatch(
-      /^\[RESOLVED\] AppServerDown on app-01: TD-02 JavaHeapExhausted, open \d+[dhms]/,
+      /^\[RESOLVED\] AppServerDown on app-01: EXP-01 ReportExportFailing, open \d+[dhms]/,
     )
     expect(recovery?.headers['in-reply-to']).toBe(`<${firingId}@diagnostic-service>`)
-    expect(recovery?.text).toContain('The diagnosis was TD-02 JavaHeapExhausted')
+    expect(recovery?.text).toContain('The diagnosis was EXP-01 ReportExportFailing')
   })
 
   it('records a resolution without an incident and sends nothing', async () => {

@@ -125,6 +125,8 @@ describe('rules API (spec, D19, D20)', () => {
       id: 11,
       classification: 'confirmed_cause',
       confidence: 'high',
+      // No priority given: it follows from the classification (docs/design.md, "Ranking").
+      priority: null,
       createdBy: 'default',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     })
@@ -145,6 +147,7 @@ describe('rules API (spec, D19, D20)', () => {
       text: log,
       context: [{ number: 1, text: log }],
       repeated: false,
+      causeDepth: 0,
     })
   })
 

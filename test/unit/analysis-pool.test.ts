@@ -38,6 +38,7 @@ const customRule = (id: number, pattern: string): CustomRule => ({
   assessment: 'A test rule.',
   classification: 'probable_cause',
   confidence: 'medium',
+  priority: null,
   recommendedActions: ['None.'],
   createdBy: 'test',
   createdAt: new Date(0).toISOString(),

@@ -209,7 +209,13 @@ describe('PatternIndex', () => {
     const found = index.scan(text)
     const expected = [1, 2, 3, 4, 5, 6].map((number) => ({ number, text: (lines[number - 1] as string).slice(0, 500) }))
     // `ERROR` is on lines 3 and 9; `ERROR ü` only on line 3.
-    expect(found.get('literal')).toEqual({ line: 3, text: 'ERROR ü two', context: expected, repeated: true })
+    expect(found.get('literal')).toEqual({
+      line: 3,
+      text: 'ERROR ü two',
+      context: expected,
+      repeated: true,
+      causeDepth: 0,
+    })
     expect(found.get('regex')).toEqual({ ...found.get('literal'), repeated: false })
     expect(found.get('late')?.context.map((line) => line.number)).toEqual([6, 7, 8, 9, 10])
   })

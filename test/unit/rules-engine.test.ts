@@ -7,8 +7,9 @@ import { summarizeGc } from '../../src/evidence/gc-log.js'
 import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../src/rules/diagnosis-engine.js'
 import { PatternSafety } from '../../src/rules/pattern-safety.js'
+import { offlineCustomRule, readRulepack } from '../../src/rules/rule-input.js'
 import { RulesService } from '../../src/rules/rules-service.js'
-import { seedCustomRules } from '../../src/rules/seed.js'
+import { seedCustomRules, seedRulepackFile } from '../../src/rules/seed.js'
 import type { CustomRule, Evidence } from '../../src/rules/types.js'
 import { openDatabase } from '../../src/store/database.js'
 import { RulesRepository } from '../../src/store/rules-repository.js'
@@ -96,8 +97,9 @@ describe('the rule catalogue and its live engine', () => {
       probe: { outcome: 'timeout' as const, statusCode: null, latencyMs: 5000 },
     }
     const diagnosis = await engine.diagnose(evidence)
-    // confirmed: custom TD-13 before built-in TD-02; probable: TH-02, GC-03, AH-05 by family.
-    expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-13', 'TD-02', 'TH-02', 'GC-03', 'AH-05'])
+    // Confirmed (the failing probe corroborates): built-in TD-02 and the seed's TD-13 share
+    // priority 80, built-ins first; probable: TH-02, GC-03, AH-05 by family.
+    expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'TD-13', 'TH-02', 'GC-03', 'AH-05'])
   })
 
   it('prefers GC-01 and GC-02 over the less specific GC-03', async () => {
@@ -155,6 +157,7 @@ describe('custom rules in the engine', () => {
     assessment: 'A custom rule for the test.',
     classification: 'probable_cause',
     confidence: 'medium',
+    priority: null,
     recommendedActions: ['Look.'],
     createdBy: 'test',
     createdAt: '2026-11-22T05:00:00.000Z',
@@ -335,6 +338,7 @@ describe('confidence is earned (docs/design.md)', () => {
       assessment: 'The ledger could not lock an account row in time.',
       classification: 'confirmed_cause',
       confidence: 'high',
+      priority: null,
       recommendedActions: ['Find the transaction that holds the lock.'],
       createdBy: 'test',
       createdAt: '2026-11-22T05:00:00.000Z',
@@ -400,5 +404,89 @@ describe('confidence is earned (docs/design.md)', () => {
     const { primary } = await engine.diagnose(evidenceFor('GC-01'))
     expect(primary).toMatchObject({ classification: 'confirmed_cause', corroborated: null })
     expect(primary.rule.branch).toBe('GC-01')
+  })
+})
+
+const createdAt = '2026-11-22T05:00:00.000Z'
+
+describe('root causes decide (docs/design.md, "Ranking")', () => {
+  const { rules: builtins, versions } = loadBuiltinRules()
+  const seed = readRulepack(seedRulepackFile).map((body, i) => offlineCustomRule(body, i + 1, 'seed', createdAt))
+  const engine = new DiagnosisEngine(builtins, versions, seed)
+
+  it('ranks the deepest cause of a trace first, the wrapper after it as context', async () => {
+    const log = [
+      '2026-11-22 05:00:01.002 ERROR 1 --- [nio-8080-exec-3] o.a.c.c.C.[.[.[/].[dispatcherServlet] : Servlet.service() threw exception',
+      'org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection',
+      '\tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:84)',
+      'Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms.',
+      '\tat com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:696)',
+      'Caused by: java.net.ConnectException: Connection refused',
+      '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+      '\t... 12 more',
+    ].join('\n')
+    const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), log))
+    // TD-09 (the pool, priority 60 uncorroborated) wraps TD-01 (the refusal, 50): the refusal decides.
+    expect(diagnosis.matches.map((m) => [m.rule.branch, m.logMatch?.causeDepth])).toEqual([
+      ['TD-01', 2],
+      ['TD-09', 1],
+    ])
+  })
+
+  it('keeps priorities between findings that are not causes of one another', async () => {
+    const log =
+      'java.net.ConnectException: Connection refused\nHikariPool-1 - Connection is not available, request timed out after 30000ms.'
+    const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), log))
+    // Both at 50 (one line each, no trace): the built-in first, then the seed.
+    expect(diagnosis.matches.map((m) => [m.rule.branch, m.logMatch?.causeDepth])).toEqual([
+      ['TD-01', 0],
+      ['TD-09', 0],
+    ])
+  })
+})
+
+describe('explicit priorities (docs/design.md, "Ranking")', () => {
+  const { rules: builtins, versions } = loadBuiltinRules()
+  const seed = readRulepack(seedRulepackFile).map((body, i) => offlineCustomRule(body, i + 1, 'seed', createdAt))
+  const rule = (id: number, pattern: string, priority: number | null): CustomRule => ({
+    ...offlineCustomRule(
+      {
+        branch: `PR-${id}`,
+        ruleName: `Prioritised${id}`,
+        category: 'general',
+        targetSource: 'local_file',
+        pattern,
+        assessment: 'A rule with a priority of its own.',
+        classification: 'confirmed_cause',
+        confidence: 'high',
+        priority,
+        recommendedActions: ['Look.'],
+      },
+      id,
+      'test',
+      createdAt,
+    ),
+  })
+
+  it('gives the seed the built-ins’ rank: it no longer outranks them by being registered', () => {
+    expect(seed.every((r) => r.priority === 80)).toBe(true)
+  })
+
+  it('ranks a custom rule by its own priority, corroborated or not, and by classification without one', async () => {
+    const engine = new DiagnosisEngine(builtins, versions, [
+      rule(21, 'ShardTimeout', 70),
+      rule(22, 'BatchFailed', null),
+    ])
+    const run = async (log: string) =>
+      (await engine.diagnose(withLogText(emptyEvidence(alert), log))).matches.map((m) => m.rule.branch)
+    const oom = 'java.lang.OutOfMemoryError: Java heap space'
+    // Corroborated (repeated): TD-02 at 80 before PR-21 at 70; PR-22 without a priority at 90 first.
+    expect(await run([oom, oom, 'ShardTimeout', 'ShardTimeout', 'BatchFailed', 'BatchFailed'].join('\n'))).toEqual([
+      'PR-22',
+      'TD-02',
+      'PR-21',
+    ])
+    // One line each: 60 (PR-22), 50 (TD-02), 40 (PR-21).
+    expect(await run([oom, 'ShardTimeout', 'BatchFailed'].join('\n'))).toEqual(['PR-22', 'TD-02', 'PR-21'])
   })
 })

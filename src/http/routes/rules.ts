@@ -26,6 +26,7 @@ const ruleDetail = {
     targetSource: { type: 'string' },
     pattern: { type: 'string' },
     assessment: { type: 'string' },
+    priority: { type: ['integer', 'null'] },
     createdBy: { type: 'string' },
     createdAt: { type: 'string' },
   },
