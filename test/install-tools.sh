@@ -2,11 +2,14 @@
 # npm's pretest: the real tools some suites run, from Debian's packages. Installs the
 # missing ones when it can (root with apt-get); otherwise fails naming them.
 set -euo pipefail
-declare -A packages=([promtool]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [mkfifo]=coreutils)
+declare -A packages=([promtool]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [mkfifo]=coreutils
+  [prometheus-blackbox-exporter]=prometheus-blackbox-exporter [javac]=openjdk-17-jdk-headless)
 missing=()
 for binary in "${!packages[@]}"; do
   command -v "$binary" >/dev/null 2>&1 || missing+=("${packages[$binary]}")
 done
+# Tomcat 10 has no binary on the PATH: test/servers runs its Bootstrap from the package.
+[ -f /usr/share/tomcat10/bin/bootstrap.jar ] || missing+=(tomcat10)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian packages for the test suites: ${missing[*]}"

@@ -1,0 +1,273 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { createConnection } from 'node:net'
+import { dirname, join } from 'node:path'
+import { type Daemon, freePort, startDaemon } from '../helpers/real-daemons.js'
+import { realTool } from '../helpers/real-tools.js'
+
+// Real application servers for test/servers/ (issue: "Real application servers fail, the
+// service diagnoses them"): a web application compiled here with javac, deployed on the
+// Debian tomcat10 package under a CATALINA_BASE of its own, run as an unprivileged user,
+// and probed by the real blackbox exporter for a real Prometheus.
+
+const tomcatHome = '/usr/share/tomcat10'
+const webappSources = join(dirname(new URL(import.meta.url).pathname), 'webapp')
+/** The unprivileged user the servers run as when the tests run as root. */
+const nobody = 65534
+
+export function requireServerTools(): void {
+  realTool('java', 'openjdk-17-jre-headless')
+  realTool('javac', 'openjdk-17-jdk-headless')
+  if (!existsSync(join(tomcatHome, 'bin', 'bootstrap.jar'))) realTool('tomcat10-never-a-binary', 'tomcat10')
+  realTool('prometheus', 'prometheus')
+  realTool('prometheus-alertmanager', 'prometheus-alertmanager')
+  realTool('prometheus-blackbox-exporter', 'prometheus-blackbox-exporter')
+}
+
+/** Lets the unprivileged user into `dir` and everything under it. */
+function handOver(dir: string): void {
+  if (process.getuid?.() !== 0) return
+  chownSync(dir, nobody, nobody)
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry)
+    if (statSync(path).isDirectory()) handOver(path)
+    else chownSync(path, nobody, nobody)
+  }
+}
+
+/** Directories above `dir` that the unprivileged user must be able to pass through. */
+function openPath(dir: string): void {
+  for (let d = dir; d !== '/' && d !== dirname(d); d = dirname(d)) {
+    const mode = statSync(d).mode & 0o777
+    if ((mode & 0o001) === 0) chmodSync(d, mode | 0o011)
+  }
+}
+
+/** JULI logging to fixed file names (no date), which an inventory can name. */
+const loggingProperties = `handlers = 1catalina.org.apache.juli.FileHandler, java.util.logging.ConsoleHandler
+.handlers = 1catalina.org.apache.juli.FileHandler, java.util.logging.ConsoleHandler
+1catalina.org.apache.juli.FileHandler.level = INFO
+1catalina.org.apache.juli.FileHandler.directory = \${catalina.base}/logs
+1catalina.org.apache.juli.FileHandler.prefix = catalina
+1catalina.org.apache.juli.FileHandler.suffix = .log
+1catalina.org.apache.juli.FileHandler.rotatable = false
+1catalina.org.apache.juli.FileHandler.formatter = org.apache.juli.OneLineFormatter
+java.util.logging.ConsoleHandler.level = INFO
+java.util.logging.ConsoleHandler.formatter = org.apache.juli.OneLineFormatter
+`
+
+export interface TomcatBase {
+  base: string
+  port: number
+  catalinaLog: string
+  gcLog: string
+  healthUrl: string
+}
+
+/** A CATALINA_BASE with the compiled application, its own port and fixed log names. */
+export function prepareTomcat(dir: string, port: number): TomcatBase {
+  const base = join(dir, 'tomcat')
+  for (const sub of ['conf', 'logs', 'temp', 'work', 'webapps/app/WEB-INF/classes'])
+    mkdirSync(join(base, sub), { recursive: true })
+  for (const file of ['web.xml', 'context.xml', 'catalina.properties', 'tomcat-users.xml', 'jaspic-providers.xml'])
+    cpSync(join('/etc/tomcat10', file), join(base, 'conf', file))
+  writeFileSync(join(base, 'conf', 'logging.properties'), loggingProperties)
+  writeFileSync(
+    join(base, 'conf', 'server.xml'),
+    `<?xml version="1.0" encoding="UTF-8"?>
+<Server port="-1" shutdown="SHUTDOWN">
+  <Listener className="org.apache.catalina.startup.VersionLoggerListener" />
+  <Service name="Catalina">
+    <Connector port="${port}" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000" />
+    <Engine name="Catalina" defaultHost="localhost">
+      <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
+        <Valve className="org.apache.catalina.valves.StuckThreadDetectionValve" threshold="3" />
+      </Host>
+    </Engine>
+  </Service>
+</Server>
+`,
+  )
+  const sources = readdirSync(webappSources)
+    .filter((f) => f.endsWith('.java'))
+    .map((f) => join(webappSources, f))
+  execFileSync(
+    'javac',
+    [
+      '-proc:none',
+      '-cp',
+      join(tomcatHome, 'lib', 'servlet-api.jar'),
+      '-d',
+      join(base, 'webapps/app/WEB-INF/classes'),
+      ...sources,
+    ],
+    { stdio: 'pipe' },
+  )
+  openPath(dir)
+  handOver(dir)
+  return {
+    base,
+    port,
+    catalinaLog: join(base, 'logs', 'catalina.log'),
+    gcLog: join(base, 'logs', 'gc.log'),
+    healthUrl: `http://127.0.0.1:${port}/app/health`,
+  }
+}
+
+export interface RunningTomcat {
+  child: ChildProcess
+  output: () => string
+  stop: () => Promise<void>
+}
+
+/** Starts Tomcat (Bootstrap, as catalina.sh does) and waits until its log says it started. */
+export async function startTomcat(
+  tomcat: TomcatBase,
+  options: { heapMb?: number; systemProperties?: Record<string, string> } = {},
+): Promise<RunningTomcat> {
+  const args = [
+    `-Xmx${options.heapMb ?? 128}m`,
+    `-Xlog:gc*:file=${tomcat.gcLog}:uptime,level,tags`,
+    `-Dcatalina.base=${tomcat.base}`,
+    `-Dcatalina.home=${tomcatHome}`,
+    `-Djava.io.tmpdir=${join(tomcat.base, 'temp')}`,
+    `-Djava.util.logging.config.file=${join(tomcat.base, 'conf', 'logging.properties')}`,
+    '-Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager',
+    ...Object.entries(options.systemProperties ?? {}).map(([k, v]) => `-D${k}=${v}`),
+    '-cp',
+    `${join(tomcatHome, 'bin', 'bootstrap.jar')}:${join(tomcatHome, 'bin', 'tomcat-juli.jar')}`,
+    'org.apache.catalina.startup.Bootstrap',
+    'start',
+  ]
+  const root = process.getuid?.() === 0
+  const child = spawn('java', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(root ? { uid: nobody, gid: nobody } : {}),
+    env: { ...process.env, HOME: tomcat.base },
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 60_000
+  while (!/Server startup in/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`Tomcat exited:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`Tomcat did not start in 60 s:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    child,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
+
+/** A TCP port that accepts and says nothing: "the HTTP port is already in use". */
+export async function occupyPort(port: number) {
+  const { createServer } = await import('node:net')
+  const server = createServer((socket) => socket.destroy())
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** Whether something accepts TCP connections on the port. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+/** The real blackbox exporter with an http_2xx module of short time-outs. */
+export async function startBlackbox(dir: string): Promise<Daemon> {
+  const port = await freePort()
+  const config = join(dir, 'blackbox.yml')
+  writeFileSync(
+    config,
+    'modules:\n  http_2xx:\n    prober: http\n    timeout: 2s\n    http:\n      preferred_ip_protocol: ip4\n',
+  )
+  return startDaemon(
+    '/usr/bin/prometheus-blackbox-exporter',
+    [`--config.file=${config}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    port,
+    '/-/healthy',
+  )
+}
+
+/**
+ * Prometheus probing one instance's health URL through the blackbox exporter, with the
+ * alerting rule an SRE would write, sending to Alertmanager.
+ */
+export async function startPrometheusProbe(
+  dir: string,
+  options: { instance: string; healthUrl: string; blackbox: string; alertmanager: string },
+): Promise<Daemon> {
+  const port = await freePort()
+  const rules = join(dir, 'rules.yml')
+  writeFileSync(
+    rules,
+    `groups:
+  - name: appserver
+    interval: 1s
+    rules:
+      - alert: AppServerHealthCheckFailing
+        expr: probe_success{job="app-health"} == 0
+        labels:
+          severity: critical
+          environment: test
+          host: localhost
+          check: health
+          appserver_instance: ${options.instance}
+        annotations:
+          summary: Health check of ${options.instance} failing
+`,
+  )
+  const config = join(dir, 'prometheus.yml')
+  writeFileSync(
+    config,
+    `global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: ['${rules}']
+alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: ['${options.alertmanager.replace(/^https?:\/\//, '')}']
+scrape_configs:
+  - job_name: app-health
+    metrics_path: /probe
+    params:
+      module: [http_2xx]
+    static_configs:
+      - targets: ['${options.healthUrl}']
+    relabel_configs:
+      - source_labels: [__address__]
+        target_label: __param_target
+      - target_label: __address__
+        replacement: ${options.blackbox.replace(/^https?:\/\//, '')}
+`,
+  )
+  return startDaemon(
+    '/usr/bin/prometheus',
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'prom-data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    port,
+    '/-/ready',
+  )
+}

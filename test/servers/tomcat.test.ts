@@ -1,0 +1,194 @@
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Daemon, freePort, startAlertmanager } from '../helpers/real-daemons.js'
+import { loopbackEnv, spawnService } from '../helpers/service-process.js'
+import { type ReceivedMail, startSmtp, waitFor } from '../helpers/smtp.js'
+import {
+  listening,
+  occupyPort,
+  prepareTomcat,
+  type RunningTomcat,
+  requireServerTools,
+  startBlackbox,
+  startPrometheusProbe,
+  startTomcat,
+  type TomcatBase,
+} from './harness.js'
+
+// `npm run test:servers`: a real Tomcat 10 fails the way production servers fail; a real
+// Prometheus probes it through the blackbox exporter and fires through a real Alertmanager
+// to the service over TLS 1.3 with a bearer token; the report arrives at an in-process SMTP
+// server and names the branch. Every wait is on a log line, a port or a mail.
+
+requireServerTools()
+const token = 'servers-suite-token-0001'
+const scenarios = ['app-heap', 'app-refused', 'app-port', 'app-healthy'] as const
+type Scenario = (typeof scenarios)[number]
+
+/** How long each scenario took from its failure to its report, printed at the end. */
+const timings: Array<{ scenario: string; ms: number }> = []
+
+describe('real Tomcat 10 failures, diagnosed end to end', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'diag-servers-'))
+  const spoolDir = join(dir, 'spool')
+  const tomcats = {} as Record<Scenario, TomcatBase>
+  const running: RunningTomcat[] = []
+  const daemons: Daemon[] = []
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+  let service: ReturnType<typeof spawnService>
+  let alertmanager: Daemon
+  let blackbox: Daemon
+
+  beforeAll(async () => {
+    mkdirSync(spoolDir)
+    writeFileSync(join(spoolDir, 'events.jsonl'), '')
+    for (const scenario of scenarios) {
+      tomcats[scenario] = prepareTomcat(join(dir, scenario), await freePort())
+    }
+    // The operator's inventory: each instance's JULI log and GC log, and its health URL.
+    const instances = Object.fromEntries(
+      scenarios.map((s) => [
+        s,
+        { logs: [tomcats[s].catalinaLog, tomcats[s].gcLog], spoolDir, container: s, healthUrl: tomcats[s].healthUrl },
+      ]),
+    )
+    const inventory = join(dir, 'inventory.json')
+    writeFileSync(inventory, JSON.stringify({ roots: [dir], instances }))
+    smtp = await startSmtp()
+    service = spawnService(loopbackEnv(token, { DIAG_SMTP_URL: smtp.url, DIAG_INVENTORY: inventory }), dir)
+    const serviceUrl = await service.ready
+    alertmanager = await startAlertmanager(mkdtempSync(join(dir, 'am-')), {
+      webhookUrl: `${serviceUrl}/api/v1/alerts/alertmanager`,
+      token,
+      caFile: join(dir, 'data', 'tls', 'ca.pem'),
+    })
+    blackbox = await startBlackbox(dir)
+    daemons.push(alertmanager, blackbox)
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const tomcat of running) await tomcat.stop()
+    for (const daemon of daemons) daemon.stop()
+    service?.child.kill('SIGKILL')
+    await smtp?.close()
+    process.stdout.write(
+      `\nfailure to report, per scenario:\n${timings.map((t) => `  ${t.scenario.padEnd(14)} ${(t.ms / 1000).toFixed(1)} s`).join('\n')}\n`,
+    )
+  })
+
+  const start = async (scenario: Scenario, options: Parameters<typeof startTomcat>[1] = {}) => {
+    const tomcat = await startTomcat(tomcats[scenario], options)
+    running.push(tomcat)
+    return tomcat
+  }
+  /** Prometheus probing the scenario's instance: its alert fires when the health check fails. */
+  const probe = async (scenario: Scenario) => {
+    const prometheus = await startPrometheusProbe(mkdtempSync(join(dir, `prom-${scenario}-`)), {
+      instance: scenario,
+      healthUrl: tomcats[scenario].healthUrl,
+      blackbox: blackbox.url,
+      alertmanager: alertmanager.url,
+    })
+    daemons.push(prometheus)
+    return prometheus
+  }
+  const reportFor = (scenario: Scenario, failedAt: number): Promise<ReceivedMail> =>
+    waitFor(
+      () =>
+        smtp.mails.find(
+          (m) => m.headers.subject?.includes(` on ${scenario}:`) && !m.headers.subject.startsWith('[RESOLVED]'),
+        ),
+      90_000,
+      `the report for ${scenario}`,
+    ).then((mail) => {
+      timings.push({ scenario, ms: Date.now() - failedAt })
+      return mail
+    })
+  /** What the container runtime's collector writes when its health check turns unhealthy. */
+  const spool = (scenario: Scenario, health: string) =>
+    appendFileSync(
+      join(spoolDir, 'events.jsonl'),
+      `${JSON.stringify({ timestamp: new Date().toISOString(), container: scenario, event: 'health_status', health, exitCode: null })}\n`,
+    )
+
+  it('heap exhaustion: OutOfMemoryError under a small -Xmx is TD-02, confirmed, and the restart sends the recovery', async () => {
+    const tomcat = await start('app-heap', { heapMb: 64 })
+    await probe('app-heap')
+    const failedAt = Date.now()
+    // The request fails: a 500, or the connection closed by a thread the error killed.
+    const leak = await fetch(`http://127.0.0.1:${tomcats['app-heap'].port}/app/leak`).then(
+      (res) => res.status,
+      () => 'closed',
+    )
+    expect([500, 'closed']).toContain(leak)
+    spool('app-heap', 'unhealthy')
+    const report = await reportFor('app-heap', failedAt)
+    expect(report.headers.subject).toContain('TD-02 JavaHeapExhausted (jvm_memory)')
+    expect(report.text).toMatch(/confirmed_cause, high confidence/)
+    expect(report.text).toContain('java.lang.OutOfMemoryError: Java heap space')
+
+    // The fix: a restart. The health check passes again, the alert resolves.
+    await tomcat.stop()
+    await start('app-heap', { heapMb: 64 })
+    const recovery = await waitFor(
+      () => smtp.mails.find((m) => m.headers.subject?.startsWith('[RESOLVED] AppServerHealthCheckFailing on app-heap')),
+      90_000,
+      'the recovery for app-heap',
+    )
+    expect(recovery.headers['in-reply-to']).toBe(report.headers['message-id'])
+  }, 240_000)
+
+  it('a downstream that refuses connections is TD-01, confirmed by the repeated failures of the health check', async () => {
+    const closed = await freePort()
+    expect(await listening(closed)).toBe(false)
+    const failedAt = Date.now()
+    await start('app-refused', { systemProperties: { 'diag.downstream': `127.0.0.1:${closed}` } })
+    await probe('app-refused')
+    const report = await reportFor('app-refused', failedAt)
+    expect(report.headers.subject).toContain('TD-01 UpstreamConnectionRefused (network_integration)')
+    expect(report.text).toMatch(/confirmed_cause, high confidence/)
+    expect(report.text).toContain('java.net.ConnectException: Connection refused')
+  }, 240_000)
+
+  it('the HTTP port already in use at start is TD-05', async () => {
+    const squatter = await occupyPort(tomcats['app-port'].port)
+    try {
+      const failedAt = Date.now()
+      await start('app-port')
+      await probe('app-port')
+      const report = await reportFor('app-port', failedAt)
+      expect(report.headers.subject).toContain('TD-05 DeploymentOrStartupFailed (application_lifecycle)')
+      expect(report.text).toContain('java.net.BindException: Address already in use')
+    } finally {
+      await squatter.close()
+    }
+  }, 240_000)
+
+  it('a healthy server and an unrelated alert: no cause is claimed (TD-08)', async () => {
+    await start('app-healthy')
+    const sentAt = Date.now()
+    const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        {
+          labels: {
+            alertname: 'AppServerCertificateRenewalDue',
+            environment: 'test',
+            host: 'localhost',
+            appserver_instance: 'app-healthy',
+            check: 'certificate_expiry',
+            severity: 'warning',
+          },
+          annotations: { summary: 'The certificate is due for renewal in 20 days' },
+          startsAt: new Date().toISOString(),
+        },
+      ]),
+    })
+    expect(res.status).toBe(200)
+    const report = await reportFor('app-healthy', sentAt)
+    expect(report.headers.subject).toContain('TD-08')
+  }, 240_000)
+})
