@@ -64,8 +64,11 @@ export interface TomcatBase {
   healthUrl: string
 }
 
-/** A CATALINA_BASE with the compiled application, its own port and fixed log names. */
-export function prepareTomcat(dir: string, port: number): TomcatBase {
+/**
+ * A CATALINA_BASE with the compiled application, its own port and fixed log names.
+ * `maxThreads` bounds the request threads (stuck threads then starve the health check).
+ */
+export function prepareTomcat(dir: string, port: number, options: { maxThreads?: number } = {}): TomcatBase {
   const base = join(dir, 'tomcat')
   for (const sub of ['conf', 'logs', 'temp', 'work', 'webapps/app/WEB-INF/classes'])
     mkdirSync(join(base, sub), { recursive: true })
@@ -78,8 +81,10 @@ export function prepareTomcat(dir: string, port: number): TomcatBase {
 <Server port="-1" shutdown="SHUTDOWN">
   <Listener className="org.apache.catalina.startup.VersionLoggerListener" />
   <Service name="Catalina">
-    <Connector port="${port}" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000" />
-    <Engine name="Catalina" defaultHost="localhost">
+    <Connector port="${port}" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000"
+      maxThreads="${options.maxThreads ?? 50}" minSpareThreads="1" />
+    <!-- The stuck-thread valve checks each second, not every ten. -->
+    <Engine name="Catalina" defaultHost="localhost" backgroundProcessorDelay="1">
       <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
         <Valve className="org.apache.catalina.valves.StuckThreadDetectionValve" threshold="3" />
       </Host>
@@ -123,10 +128,11 @@ export interface RunningTomcat {
 /** Starts Tomcat (Bootstrap, as catalina.sh does) and waits until its log says it started. */
 export async function startTomcat(
   tomcat: TomcatBase,
-  options: { heapMb?: number; systemProperties?: Record<string, string> } = {},
+  options: { heapMb?: number; jvmOptions?: string[]; systemProperties?: Record<string, string> } = {},
 ): Promise<RunningTomcat> {
   const args = [
     `-Xmx${options.heapMb ?? 128}m`,
+    ...(options.jvmOptions ?? []),
     `-Xlog:gc*:file=${tomcat.gcLog}:uptime,level,tags`,
     `-Dcatalina.base=${tomcat.base}`,
     `-Dcatalina.home=${tomcatHome}`,

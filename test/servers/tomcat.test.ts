@@ -1,7 +1,10 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ensureDevCertificates, readTlsMaterial } from '../../src/tls/dev-certificates.js'
 import { type Daemon, freePort, startAlertmanager } from '../helpers/real-daemons.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { type ReceivedMail, startSmtp, waitFor } from '../helpers/smtp.js'
@@ -24,7 +27,15 @@ import {
 
 requireServerTools()
 const token = 'servers-suite-token-0001'
-const scenarios = ['app-heap', 'app-refused', 'app-port', 'app-healthy'] as const
+const scenarios = [
+  'app-heap',
+  'app-metaspace',
+  'app-stuck',
+  'app-refused',
+  'app-pkix',
+  'app-port',
+  'app-healthy',
+] as const
 type Scenario = (typeof scenarios)[number]
 
 /** How long each scenario took from its failure to its report, printed at the end. */
@@ -45,7 +56,8 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
     mkdirSync(spoolDir)
     writeFileSync(join(spoolDir, 'events.jsonl'), '')
     for (const scenario of scenarios) {
-      tomcats[scenario] = prepareTomcat(join(dir, scenario), await freePort())
+      const maxThreads = scenario === 'app-stuck' ? 3 : undefined
+      tomcats[scenario] = prepareTomcat(join(dir, scenario), await freePort(), { maxThreads })
     }
     // The operator's inventory: each instance's JULI log and GC log, and its health URL.
     const instances = Object.fromEntries(
@@ -138,6 +150,53 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
       'the recovery for app-heap',
     )
     expect(recovery.headers['in-reply-to']).toBe(report.headers['message-id'])
+  }, 240_000)
+
+  it('metaspace exhaustion: generated classes under a small MaxMetaspaceSize are TD-03', async () => {
+    await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
+    await probe('app-metaspace')
+    const failedAt = Date.now()
+    const res = await fetch(`http://127.0.0.1:${tomcats['app-metaspace'].port}/app/classes`).then(
+      (r) => r.status,
+      () => 'closed',
+    )
+    expect([500, 'closed']).toContain(res)
+    const report = await reportFor('app-metaspace', failedAt)
+    expect(report.headers.subject).toContain('TD-03 ClassMetadataExhausted (jvm_memory)')
+    // One error line, corroborated by the failing health probe.
+    expect(report.text).toMatch(/confirmed_cause, high confidence/)
+    expect(report.text).toContain('java.lang.OutOfMemoryError: Metaspace')
+  }, 240_000)
+
+  it('request threads stuck past the StuckThreadDetectionValve threshold are TH-02', async () => {
+    await start('app-stuck')
+    await probe('app-stuck')
+    const failedAt = Date.now()
+    // Every request thread (3) waits on something that does not answer; the health check starves.
+    const slow = [1, 2, 3].map(() =>
+      fetch(`http://127.0.0.1:${tomcats['app-stuck'].port}/app/slow?ms=60000`).catch(() => undefined),
+    )
+    const report = await reportFor('app-stuck', failedAt)
+    expect(report.headers.subject).toContain('TH-02')
+    expect(report.text).toContain('StuckThreadDetectionValve.notifyStuckThreadDetected')
+    void Promise.allSettled(slow)
+  }, 240_000)
+
+  it('a downstream TLS endpoint with an untrusted certificate is TD-04 (PKIX)', async () => {
+    const tls = await ensureDevCertificates(join(dir, 'untrusted-tls'))
+    const downstream = createHttpsServer(readTlsMaterial(tls), (_req, res) => res.end('ok'))
+    await new Promise<void>((resolve) => downstream.listen(0, '127.0.0.1', resolve))
+    const { port } = downstream.address() as AddressInfo
+    try {
+      const failedAt = Date.now()
+      await start('app-pkix', { systemProperties: { 'diag.downstream.https': `https://localhost:${port}/` } })
+      await probe('app-pkix')
+      const report = await reportFor('app-pkix', failedAt)
+      expect(report.headers.subject).toContain('TD-04 TlsTrustFailure (network_integration)')
+      expect(report.text).toContain('PKIX path building failed')
+    } finally {
+      downstream.close()
+    }
   }, 240_000)
 
   it('a downstream that refuses connections is TD-01, confirmed by the repeated failures of the health check', async () => {

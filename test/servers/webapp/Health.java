@@ -5,19 +5,26 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URL;
 
 /**
  * The health check a load balancer would call: it allocates a little (a full heap fails
- * it) and, when the application depends on a downstream service (-Ddiag.downstream), opens
- * a connection to it, as readiness checks of real applications do.
+ * it), reports a fatal error the application saw (FatalErrors), and checks the downstream
+ * services the application depends on (-Ddiag.downstream=host:port, a TCP service;
+ * -Ddiag.downstream.https=URL, an HTTPS one), as readiness checks of real applications do.
  */
 @WebServlet("/health")
 public class Health extends HttpServlet {
   @Override
   protected void doGet(HttpServletRequest req, HttpServletResponse res) throws IOException {
     byte[] scratch = new byte[2 << 20];
+    if (FatalErrors.fatal != null) {
+      res.sendError(503, "fatal error: " + FatalErrors.fatal);
+      return;
+    }
     String downstream = System.getProperty("diag.downstream");
     if (downstream != null) {
       String[] hostPort = downstream.split(":");
@@ -25,6 +32,16 @@ public class Health extends HttpServlet {
         socket.connect(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])), 1000);
       } catch (IOException e) {
         getServletContext().log("health check: the downstream service " + downstream + " is unavailable", e);
+        res.sendError(503, "downstream unavailable");
+        return;
+      }
+    }
+    String https = System.getProperty("diag.downstream.https");
+    if (https != null) {
+      try (InputStream in = new URL(https).openStream()) {
+        in.readAllBytes();
+      } catch (IOException e) {
+        getServletContext().log("health check: the downstream service " + https + " is unavailable", e);
         res.sendError(503, "downstream unavailable");
         return;
       }
