@@ -10,6 +10,7 @@ for binary in "${!packages[@]}"; do
 done
 # Tomcat 10 has no binary on the PATH: test/servers runs its Bootstrap from the package.
 [ -f /usr/share/tomcat10/bin/bootstrap.jar ] || missing+=(tomcat10)
+[ -f /usr/share/jetty9/start.jar ] || missing+=(jetty9)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian packages for the test suites: ${missing[*]}"

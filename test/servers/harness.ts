@@ -1,5 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { createConnection } from 'node:net'
 import { dirname, join } from 'node:path'
 import { type Daemon, freePort, startDaemon } from '../helpers/real-daemons.js'
@@ -11,6 +22,7 @@ import { realTool } from '../helpers/real-tools.js'
 // and probed by the real blackbox exporter for a real Prometheus.
 
 const tomcatHome = '/usr/share/tomcat10'
+const jettyHome = '/usr/share/jetty9'
 const webappSources = join(dirname(new URL(import.meta.url).pathname), 'webapp')
 /** The unprivileged user the servers run as when the tests run as root. */
 const nobody = 65534
@@ -19,6 +31,7 @@ export function requireServerTools(): void {
   realTool('java', 'openjdk-17-jre-headless')
   realTool('javac', 'openjdk-17-jdk-headless')
   if (!existsSync(join(tomcatHome, 'bin', 'bootstrap.jar'))) realTool('tomcat10-never-a-binary', 'tomcat10')
+  if (!existsSync(join(jettyHome, 'start.jar'))) realTool('jetty9-never-a-binary', 'jetty9')
   realTool('prometheus', 'prometheus')
   realTool('prometheus-alertmanager', 'prometheus-alertmanager')
   realTool('prometheus-blackbox-exporter', 'prometheus-blackbox-exporter')
@@ -41,6 +54,29 @@ function openPath(dir: string): void {
     const mode = statSync(d).mode & 0o777
     if ((mode & 0o001) === 0) chmodSync(d, mode | 0o011)
   }
+}
+
+/**
+ * Compiles the application into `classes`: as written (jakarta.servlet, Tomcat 10), or with
+ * its imports turned to javax.servlet for Servlet 3.1 (Jetty 9).
+ */
+function compileWebapp(classes: string, api: 'jakarta' | 'javax'): void {
+  const sources = readdirSync(webappSources).filter((f) => f.endsWith('.java'))
+  let dir = webappSources
+  if (api === 'javax') {
+    dir = join(dirname(classes), 'src')
+    mkdirSync(dir, { recursive: true })
+    for (const file of sources)
+      writeFileSync(
+        join(dir, file),
+        readFileSync(join(webappSources, file), 'utf8').replaceAll('jakarta.servlet', 'javax.servlet'),
+      )
+  }
+  const servletApi =
+    api === 'jakarta' ? join(tomcatHome, 'lib', 'servlet-api.jar') : join(jettyHome, 'lib', 'servlet-api-3.1.jar')
+  execFileSync('javac', ['-proc:none', '-cp', servletApi, '-d', classes, ...sources.map((f) => join(dir, f))], {
+    stdio: 'pipe',
+  })
 }
 
 /** JULI logging to fixed file names (no date), which an inventory can name. */
@@ -93,21 +129,7 @@ export function prepareTomcat(dir: string, port: number, options: { maxThreads?:
 </Server>
 `,
   )
-  const sources = readdirSync(webappSources)
-    .filter((f) => f.endsWith('.java'))
-    .map((f) => join(webappSources, f))
-  execFileSync(
-    'javac',
-    [
-      '-proc:none',
-      '-cp',
-      join(tomcatHome, 'lib', 'servlet-api.jar'),
-      '-d',
-      join(base, 'webapps/app/WEB-INF/classes'),
-      ...sources,
-    ],
-    { stdio: 'pipe' },
-  )
+  compileWebapp(join(base, 'webapps/app/WEB-INF/classes'), 'jakarta')
   openPath(dir)
   handOver(dir)
   return {
@@ -128,7 +150,11 @@ export interface RunningTomcat {
 /** Starts Tomcat (Bootstrap, as catalina.sh does) and waits until its log says it started. */
 export async function startTomcat(
   tomcat: TomcatBase,
-  options: { heapMb?: number; jvmOptions?: string[]; systemProperties?: Record<string, string> } = {},
+  options: {
+    heapMb?: number
+    jvmOptions?: string[]
+    systemProperties?: Record<string, string>
+  } = {},
 ): Promise<RunningTomcat> {
   const args = [
     `-Xmx${options.heapMb ?? 128}m`,
@@ -171,6 +197,79 @@ export async function startTomcat(
     stop: async () => {
       child.kill('SIGKILL')
       await exited
+    },
+  }
+}
+
+export interface JettyBase {
+  base: string
+  port: number
+  /** Jetty 9 logs to standard error; the harness keeps it in a file, as a service manager would. */
+  consoleLog: string
+  gcLog: string
+  healthUrl: string
+}
+
+/** A jetty.base with the same application (as javax.servlet), annotations scanned, its own port. */
+export function prepareJetty(dir: string, port: number): JettyBase {
+  const base = join(dir, 'jetty')
+  for (const sub of ['start.d', 'logs', 'webapps/app/WEB-INF/classes']) mkdirSync(join(base, sub), { recursive: true })
+  writeFileSync(
+    join(base, 'start.d', 'server.ini'),
+    `--module=http,deploy,annotations\njetty.http.host=127.0.0.1\njetty.http.port=${port}\n`,
+  )
+  compileWebapp(join(base, 'webapps/app/WEB-INF/classes'), 'javax')
+  openPath(dir)
+  handOver(dir)
+  return {
+    base,
+    port,
+    consoleLog: join(base, 'logs', 'jetty-console.log'),
+    gcLog: join(base, 'logs', 'gc.log'),
+    healthUrl: `http://127.0.0.1:${port}/app/health`,
+  }
+}
+
+/** Starts Jetty 9 from the Debian package's start.jar, its output kept in the console log. */
+export async function startJetty(jetty: JettyBase, options: { heapMb?: number } = {}): Promise<RunningTomcat> {
+  const args = [
+    `-Xmx${options.heapMb ?? 128}m`,
+    `-Xlog:gc*:file=${jetty.gcLog}:uptime,level,tags`,
+    `-Djava.io.tmpdir=${jetty.base}`,
+    '-jar',
+    join(jettyHome, 'start.jar'),
+    `jetty.home=${jettyHome}`,
+    `jetty.base=${jetty.base}`,
+  ]
+  const root = process.getuid?.() === 0
+  const child = spawn('java', args, {
+    cwd: jetty.base,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(root ? { uid: nobody, gid: nobody } : {}),
+    env: { ...process.env, HOME: jetty.base },
+  })
+  const consoleLog = createWriteStream(jetty.consoleLog, { flags: 'a' })
+  let output = ''
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      consoleLog.write(chunk)
+    })
+  }
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  const deadline = Date.now() + 60_000
+  while (!/oejs\.Server:main: Started @/.test(output)) {
+    if (child.exitCode !== null) throw new Error(`Jetty exited:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`Jetty did not start in 60 s:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    child,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGKILL')
+      await exited
+      consoleLog.end()
     },
   }
 }

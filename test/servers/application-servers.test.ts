@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -9,18 +9,21 @@ import { type Daemon, freePort, startAlertmanager } from '../helpers/real-daemon
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { type ReceivedMail, startSmtp, waitFor } from '../helpers/smtp.js'
 import {
+  type JettyBase,
   listening,
   occupyPort,
+  prepareJetty,
   prepareTomcat,
   type RunningTomcat,
   requireServerTools,
   startBlackbox,
+  startJetty,
   startPrometheusProbe,
   startTomcat,
   type TomcatBase,
 } from './harness.js'
 
-// `npm run test:servers`: a real Tomcat 10 fails the way production servers fail; a real
+// `npm run test:servers`: a real Tomcat 10 (and a Jetty 9) fails the way production servers fail; a real
 // Prometheus probes it through the blackbox exporter and fires through a real Alertmanager
 // to the service over TLS 1.3 with a bearer token; the report arrives at an in-process SMTP
 // server and names the branch. Every wait is on a log line, a port or a mail.
@@ -35,16 +38,18 @@ const scenarios = [
   'app-pkix',
   'app-port',
   'app-healthy',
+  'jetty-heap',
 ] as const
 type Scenario = (typeof scenarios)[number]
 
 /** How long each scenario took from its failure to its report, printed at the end. */
 const timings: Array<{ scenario: string; ms: number }> = []
 
-describe('real Tomcat 10 failures, diagnosed end to end', () => {
+describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-servers-'))
   const spoolDir = join(dir, 'spool')
-  const tomcats = {} as Record<Scenario, TomcatBase>
+  const tomcats = {} as Record<Exclude<Scenario, 'jetty-heap'>, TomcatBase>
+  let jetty: JettyBase
   const running: RunningTomcat[] = []
   const daemons: Daemon[] = []
   let smtp: Awaited<ReturnType<typeof startSmtp>>
@@ -56,15 +61,18 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
     mkdirSync(spoolDir)
     writeFileSync(join(spoolDir, 'events.jsonl'), '')
     for (const scenario of scenarios) {
+      if (scenario === 'jetty-heap') continue
       const maxThreads = scenario === 'app-stuck' ? 3 : undefined
       tomcats[scenario] = prepareTomcat(join(dir, scenario), await freePort(), { maxThreads })
     }
-    // The operator's inventory: each instance's JULI log and GC log, and its health URL.
+    jetty = prepareJetty(join(dir, 'jetty-heap'), await freePort())
+    // The operator's inventory: each instance's logs (JULI, or Jetty's console) and GC log, and its health URL.
     const instances = Object.fromEntries(
-      scenarios.map((s) => [
-        s,
-        { logs: [tomcats[s].catalinaLog, tomcats[s].gcLog], spoolDir, container: s, healthUrl: tomcats[s].healthUrl },
-      ]),
+      scenarios.map((s) => {
+        const server =
+          s === 'jetty-heap' ? { ...jetty, log: jetty.consoleLog } : { ...tomcats[s], log: tomcats[s].catalinaLog }
+        return [s, { logs: [server.log, server.gcLog], spoolDir, container: s, healthUrl: server.healthUrl }]
+      }),
     )
     const inventory = join(dir, 'inventory.json')
     writeFileSync(inventory, JSON.stringify({ roots: [dir], instances }))
@@ -90,7 +98,7 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
     )
   })
 
-  const start = async (scenario: Scenario, options: Parameters<typeof startTomcat>[1] = {}) => {
+  const start = async (scenario: Exclude<Scenario, 'jetty-heap'>, options: Parameters<typeof startTomcat>[1] = {}) => {
     const tomcat = await startTomcat(tomcats[scenario], options)
     running.push(tomcat)
     return tomcat
@@ -99,7 +107,7 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
   const probe = async (scenario: Scenario) => {
     const prometheus = await startPrometheusProbe(mkdtempSync(join(dir, `prom-${scenario}-`)), {
       instance: scenario,
-      healthUrl: tomcats[scenario].healthUrl,
+      healthUrl: scenario === 'jetty-heap' ? jetty.healthUrl : tomcats[scenario].healthUrl,
       blackbox: blackbox.url,
       alertmanager: alertmanager.url,
     })
@@ -107,7 +115,8 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
     return prometheus
   }
   const reportFor = (scenario: Scenario, failedAt: number): Promise<ReceivedMail> =>
-    waitFor(
+    waitForOrExplain(
+      scenario,
       () =>
         smtp.mails.find(
           (m) => m.headers.subject?.includes(` on ${scenario}:`) && !m.headers.subject.startsWith('[RESOLVED]'),
@@ -118,6 +127,24 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
       timings.push({ scenario, ms: Date.now() - failedAt })
       return mail
     })
+  /** A wait that, when it times out, says what the server logged and what Alertmanager holds. */
+  const waitForOrExplain = async <T>(
+    scenario: Scenario,
+    check: () => T | undefined | false,
+    timeoutMs: number,
+    what: string,
+  ): Promise<T> => {
+    try {
+      return await waitFor(check, timeoutMs, what)
+    } catch (error) {
+      const log = scenario === 'jetty-heap' ? jetty.consoleLog : tomcats[scenario].catalinaLog
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-40).join('\n') : '(no log)'
+      const alerts = await fetch(`${alertmanager.url}/api/v2/alerts`).then((r) => r.text(), String)
+      throw new Error(
+        `${(error as Error).message}\n--- ${log}:\n${tail}\n--- Alertmanager:\n${alerts}\n--- service:\n${service.stdout().slice(-3000)}`,
+      )
+    }
+  }
   /** What the container runtime's collector writes when its health check turns unhealthy. */
   const spool = (scenario: Scenario, health: string) =>
     appendFileSync(
@@ -249,5 +276,20 @@ describe('real Tomcat 10 failures, diagnosed end to end', () => {
     expect(res.status).toBe(200)
     const report = await reportFor('app-healthy', sentAt)
     expect(report.headers.subject).toContain('TD-08')
+  }, 240_000)
+
+  it('the same heap exhaustion on Jetty 9 is TD-02 too: the evidence is not Tomcat-shaped', async () => {
+    const server = await startJetty(jetty, { heapMb: 64 })
+    running.push(server)
+    await probe('jetty-heap')
+    const failedAt = Date.now()
+    const leak = await fetch(`http://127.0.0.1:${jetty.port}/app/leak`).then(
+      (res) => res.status,
+      () => 'closed',
+    )
+    expect([500, 'closed']).toContain(leak)
+    const report = await reportFor('jetty-heap', failedAt)
+    expect(report.headers.subject).toContain('TD-02 JavaHeapExhausted (jvm_memory)')
+    expect(report.text).toContain('java.lang.OutOfMemoryError: Java heap space')
   }, 240_000)
 })
