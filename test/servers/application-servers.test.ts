@@ -127,6 +127,20 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
       timings.push({ scenario, ms: Date.now() - failedAt })
       return mail
     })
+  /**
+   * After the fix: the health check passes again, Prometheus resolves the alert, and the
+   * recovery mail arrives threaded under the report of the same incident.
+   */
+  const recoveryFor = async (scenario: Scenario, report: ReceivedMail, alertname = 'AppServerHealthCheckFailing') => {
+    const recovery = await waitForOrExplain(
+      scenario,
+      () => smtp.mails.find((m) => m.headers.subject?.startsWith(`[RESOLVED] ${alertname} on ${scenario}`)),
+      90_000,
+      `the recovery for ${scenario}`,
+    )
+    expect(recovery.headers['in-reply-to']).toBe(report.headers['message-id'])
+    return recovery
+  }
   /** A wait that, when it times out, says what the server logged and what Alertmanager holds. */
   const waitForOrExplain = async <T>(
     scenario: Scenario,
@@ -171,16 +185,11 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     // The fix: a restart. The health check passes again, the alert resolves.
     await tomcat.stop()
     await start('app-heap', { heapMb: 64 })
-    const recovery = await waitFor(
-      () => smtp.mails.find((m) => m.headers.subject?.startsWith('[RESOLVED] AppServerHealthCheckFailing on app-heap')),
-      90_000,
-      'the recovery for app-heap',
-    )
-    expect(recovery.headers['in-reply-to']).toBe(report.headers['message-id'])
+    await recoveryFor('app-heap', report)
   }, 240_000)
 
   it('metaspace exhaustion: generated classes under a small MaxMetaspaceSize are TD-03', async () => {
-    await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
+    const tomcat = await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
     await probe('app-metaspace')
     const failedAt = Date.now()
     const res = await fetch(`http://127.0.0.1:${tomcats['app-metaspace'].port}/app/classes`).then(
@@ -193,10 +202,13 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     // One error line, corroborated by the failing health probe.
     expect(report.text).toMatch(/confirmed_cause, high confidence/)
     expect(report.text).toContain('java.lang.OutOfMemoryError: Metaspace')
+    await tomcat.stop()
+    await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
+    await recoveryFor('app-metaspace', report)
   }, 240_000)
 
   it('request threads stuck past the StuckThreadDetectionValve threshold are TH-02', async () => {
-    await start('app-stuck')
+    const tomcat = await start('app-stuck')
     await probe('app-stuck')
     const failedAt = Date.now()
     // Every request thread (3) waits on something that does not answer; the health check starves.
@@ -206,7 +218,10 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     const report = await reportFor('app-stuck', failedAt)
     expect(report.headers.subject).toContain('TH-02')
     expect(report.text).toContain('StuckThreadDetectionValve.notifyStuckThreadDetected')
-    void Promise.allSettled(slow)
+    await tomcat.stop()
+    await Promise.allSettled(slow)
+    await start('app-stuck')
+    await recoveryFor('app-stuck', report)
   }, 240_000)
 
   it('a downstream TLS endpoint with an untrusted certificate is TD-04 (PKIX)', async () => {
@@ -216,11 +231,17 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     const { port } = downstream.address() as AddressInfo
     try {
       const failedAt = Date.now()
-      await start('app-pkix', { systemProperties: { 'diag.downstream.https': `https://localhost:${port}/` } })
+      const tomcat = await start('app-pkix', {
+        systemProperties: { 'diag.downstream.https': `https://localhost:${port}/` },
+      })
       await probe('app-pkix')
       const report = await reportFor('app-pkix', failedAt)
       expect(report.headers.subject).toContain('TD-04 TlsTrustFailure (network_integration)')
       expect(report.text).toContain('PKIX path building failed')
+      // The fix here: the dependency is left out of the health check until it is trusted.
+      await tomcat.stop()
+      await start('app-pkix')
+      await recoveryFor('app-pkix', report)
     } finally {
       downstream.close()
     }
@@ -236,46 +257,61 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     expect(report.headers.subject).toContain('TD-01 UpstreamConnectionRefused (network_integration)')
     expect(report.text).toMatch(/confirmed_cause, high confidence/)
     expect(report.text).toContain('java.net.ConnectException: Connection refused')
+    // The fix: the downstream service comes back; no restart needed.
+    const downstream = await occupyPort(closed)
+    try {
+      await recoveryFor('app-refused', report)
+    } finally {
+      await downstream.close()
+    }
   }, 240_000)
 
   it('the HTTP port already in use at start is TD-05', async () => {
     const squatter = await occupyPort(tomcats['app-port'].port)
     try {
       const failedAt = Date.now()
-      await start('app-port')
+      const tomcat = await start('app-port')
       await probe('app-port')
       const report = await reportFor('app-port', failedAt)
       expect(report.headers.subject).toContain('TD-05 DeploymentOrStartupFailed (application_lifecycle)')
       expect(report.text).toContain('java.net.BindException: Address already in use')
-    } finally {
+      // The fix: the other process goes, Tomcat starts again on its port.
       await squatter.close()
+      await tomcat.stop()
+      await start('app-port')
+      await recoveryFor('app-port', report)
+    } finally {
+      await squatter.close().catch(() => undefined)
     }
   }, 240_000)
 
   it('a healthy server and an unrelated alert: no cause is claimed (TD-08)', async () => {
     await start('app-healthy')
     const sentAt = Date.now()
-    const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify([
-        {
-          labels: {
-            alertname: 'AppServerCertificateRenewalDue',
-            environment: 'test',
-            host: 'localhost',
-            appserver_instance: 'app-healthy',
-            check: 'certificate_expiry',
-            severity: 'warning',
-          },
-          annotations: { summary: 'The certificate is due for renewal in 20 days' },
-          startsAt: new Date().toISOString(),
-        },
-      ]),
-    })
-    expect(res.status).toBe(200)
+    const alert = {
+      labels: {
+        alertname: 'AppServerCertificateRenewalDue',
+        environment: 'test',
+        host: 'localhost',
+        appserver_instance: 'app-healthy',
+        check: 'certificate_expiry',
+        severity: 'warning',
+      },
+      annotations: { summary: 'The certificate is due for renewal in 20 days' },
+      startsAt: new Date().toISOString(),
+    }
+    const post = (body: unknown) =>
+      fetch(`${alertmanager.url}/api/v2/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([body]),
+      })
+    expect((await post(alert)).status).toBe(200)
     const report = await reportFor('app-healthy', sentAt)
     expect(report.headers.subject).toContain('TD-08')
+    // The certificate is renewed: the alert ends, and its recovery follows.
+    expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
+    await recoveryFor('app-healthy', report, 'AppServerCertificateRenewalDue')
   }, 240_000)
 
   it('the same heap exhaustion on Jetty 9 is TD-02 too: the evidence is not Tomcat-shaped', async () => {
@@ -291,5 +327,8 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     const report = await reportFor('jetty-heap', failedAt)
     expect(report.headers.subject).toContain('TD-02 JavaHeapExhausted (jvm_memory)')
     expect(report.text).toContain('java.lang.OutOfMemoryError: Java heap space')
+    await server.stop()
+    running.push(await startJetty(jetty, { heapMb: 64 }))
+    await recoveryFor('jetty-heap', report)
   }, 240_000)
 })
