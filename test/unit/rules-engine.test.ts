@@ -490,3 +490,22 @@ describe('explicit priorities (docs/design.md, "Ranking")', () => {
     expect(await run([oom, 'ShardTimeout', 'BatchFailed'].join('\n'))).toEqual(['PR-22', 'TD-02', 'PR-21'])
   })
 })
+
+describe('a probe symptom and the limit that explains it (found on a real Tomcat, test/servers)', () => {
+  const { rules: builtins, versions } = loadBuiltinRules()
+  const engine = new DiagnosisEngine(builtins, versions)
+
+  it('names the OS limit, not the unresponsive probe, when the logs say the process ran out of files', async () => {
+    const log = [
+      '23-Nov-2026 16:47:35.952 SEVERE [http-nio-127.0.0.1-41071-Acceptor] org.apache.tomcat.util.net.Acceptor.run Socket accept failed',
+      '\tjava.io.IOException: Too many open files',
+    ].join('\n')
+    const probe = { outcome: 'timeout' as const, statusCode: null, latencyMs: 5000 }
+    const diagnosis = await engine.diagnose({ ...withLogText(emptyEvidence(alert), log), probe })
+    expect(diagnosis.primary.rule.branch).toBe('TD-06')
+    expect(diagnosis.matches.map((m) => m.rule.branch)).not.toContain('AH-05')
+    // Without the limit in the logs, the unresponsive probe is still AH-05.
+    const alone = await engine.diagnose({ ...withLogText(emptyEvidence(alert), 'INFO all quiet'), probe })
+    expect(alone.primary.rule.branch).toBe('AH-05')
+  })
+})
