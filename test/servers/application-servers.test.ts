@@ -38,6 +38,8 @@ const scenarios = [
   'app-pkix',
   'app-port',
   'app-healthy',
+  'app-files',
+  'app-gc',
   'jetty-heap',
 ] as const
 type Scenario = (typeof scenarios)[number]
@@ -312,6 +314,58 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     // The certificate is renewed: the alert ends, and its recovery follows.
     expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
     await recoveryFor('app-healthy', report, 'AppServerCertificateRenewalDue')
+  }, 240_000)
+
+  it('a file-handle leak under ulimit -n 400: too many open files is TD-06, for the host to be checked', async () => {
+    const tomcat = await start('app-files', { maxOpenFiles: 400 })
+    await probe('app-files')
+    const failedAt = Date.now()
+    expect((await fetch(`http://127.0.0.1:${tomcats['app-files'].port}/app/files`)).status).toBe(200)
+    const report = await reportFor('app-files', failedAt)
+    expect(report.headers.subject).toContain('TD-06 OsResourceLimitSuspected (storage_os_limits)')
+    expect(report.text).toContain('Too many open files')
+    await tomcat.stop()
+    await start('app-files', { maxOpenFiles: 400 })
+    await recoveryFor('app-files', report)
+  }, 240_000)
+
+  it('back-to-back full collections of a nearly full heap, in the GC log, are GC-01', async () => {
+    // Serial GC, a 4 MiB young generation and immediate promotion: short-lived data fills
+    // the old generation, whose full collections each leave it more than 90 % full.
+    await start('app-gc', {
+      heapMb: 128,
+      jvmOptions: ['-Xms128m', '-XX:+UseSerialGC', '-Xmn4m', '-XX:MaxTenuringThreshold=0'],
+    })
+    const failedAt = Date.now()
+    const res = await fetch(`http://127.0.0.1:${tomcats['app-gc'].port}/app/pressure?retainMb=106&seconds=4`)
+    expect(res.status).toBe(200)
+    // The GC-time alert a JVM exporter's rule would raise now; the evidence is the GC log.
+    const alert = {
+      labels: {
+        alertname: 'AppServerGcTimeHigh',
+        environment: 'test',
+        host: 'localhost',
+        appserver_instance: 'app-gc',
+        check: 'gc_time',
+        severity: 'critical',
+      },
+      annotations: { summary: 'More than half of the time spent in garbage collection' },
+      startsAt: new Date().toISOString(),
+    }
+    const post = (body: unknown) =>
+      fetch(`${alertmanager.url}/api/v2/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([body]),
+      })
+    expect((await post(alert)).status).toBe(200)
+    const report = await reportFor('app-gc', failedAt)
+    expect(report.headers.subject).toContain('GC-01')
+    expect(report.text).toMatch(
+      /Garbage collection \(in the log excerpt\): \d+ collections, \d+ full \((\d+) left the heap 90 % full/,
+    )
+    expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
+    await recoveryFor('app-gc', report, 'AppServerGcTimeHigh')
   }, 240_000)
 
   it('the same heap exhaustion on Jetty 9 is TD-02 too: the evidence is not Tomcat-shaped', async () => {

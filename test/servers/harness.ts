@@ -154,6 +154,8 @@ export async function startTomcat(
     heapMb?: number
     jvmOptions?: string[]
     systemProperties?: Record<string, string>
+    /** `ulimit -n` of the server process. */
+    maxOpenFiles?: number
   } = {},
 ): Promise<RunningTomcat> {
   const args = [
@@ -172,7 +174,11 @@ export async function startTomcat(
     'start',
   ]
   const root = process.getuid?.() === 0
-  const child = spawn('java', args, {
+  // With a file limit, a shell lowers it and becomes the JVM (exec), as LimitNOFILE of a unit would.
+  const [command, commandArgs] = options.maxOpenFiles
+    ? ['sh', ['-c', `ulimit -n ${options.maxOpenFiles} && exec java "$@"`, 'java', ...args]]
+    : ['java', args]
+  const child = spawn(command, commandArgs as string[], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(root ? { uid: nobody, gid: nobody } : {}),
     env: { ...process.env, HOME: tomcat.base },

@@ -4,6 +4,8 @@ import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.File;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -12,7 +14,8 @@ import java.net.URL;
 
 /**
  * The health check a load balancer would call: it allocates a little (a full heap fails
- * it), reports a fatal error the application saw (FatalErrors), and checks the downstream
+ * it), reports a fatal error the application saw (FatalErrors), writes a file (out of file
+ * descriptors or disk fails it), and checks the downstream
  * services the application depends on (-Ddiag.downstream=host:port, a TCP service;
  * -Ddiag.downstream.https=URL, an HTTPS one), as readiness checks of real applications do.
  */
@@ -23,6 +26,14 @@ public class Health extends HttpServlet {
     byte[] scratch = new byte[2 << 20];
     if (FatalErrors.fatal != null) {
       res.sendError(503, "fatal error: " + FatalErrors.fatal);
+      return;
+    }
+    // The disk check of many health endpoints: can the application still write a file?
+    try (FileOutputStream out = new FileOutputStream(new File(System.getProperty("java.io.tmpdir"), "health-check"))) {
+      out.write('1');
+    } catch (IOException e) {
+      getServletContext().log("health check: cannot write to the temporary directory", e);
+      res.sendError(503, "disk check failed");
       return;
     }
     String downstream = System.getProperty("diag.downstream");
