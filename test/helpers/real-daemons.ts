@@ -107,12 +107,28 @@ receivers:
   )
 }
 
-/** Prometheus scraping the service's /metrics over TLS. */
-export async function startPrometheus(dir: string, options: { target: string; caFile: string }) {
+/** Prometheus with the configuration given, on a free port, its data under `dir`. */
+export async function runPrometheus(dir: string, configText: string): Promise<Daemon> {
   const port = await freePort()
   const config = join(dir, 'prometheus.yml')
-  writeFileSync(
-    config,
+  writeFileSync(config, configText)
+  return startDaemon(
+    '/usr/bin/prometheus',
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${join(dir, 'prom-data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    port,
+    '/-/ready',
+  )
+}
+
+/** Prometheus scraping the service's /metrics over TLS. */
+export function startPrometheus(dir: string, options: { target: string; caFile: string }) {
+  return runPrometheus(
+    dir,
     `global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -124,17 +140,6 @@ scrape_configs:
     static_configs:
       - targets: ['${options.target}']
 `,
-  )
-  return startDaemon(
-    '/usr/bin/prometheus',
-    [
-      `--config.file=${config}`,
-      `--storage.tsdb.path=${join(dir, 'prom-data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    port,
-    '/-/ready',
   )
 }
 

@@ -161,6 +161,34 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
       )
     }
   }
+  /**
+   * An alert that does not come from the health probe (a certificate or GC-time rule of
+   * another exporter), posted to Alertmanager as Prometheus would; `endsAt` resolves it.
+   */
+  const raiseAlert = async (scenario: Scenario, alertname: string, check: string, summary: string) => {
+    const alert = {
+      labels: {
+        alertname,
+        environment: 'test',
+        host: 'localhost',
+        appserver_instance: scenario,
+        check,
+        severity: 'warning',
+      },
+      annotations: { summary },
+      startsAt: new Date().toISOString(),
+    }
+    const post = (body: unknown) =>
+      fetch(`${alertmanager.url}/api/v2/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([body]),
+      })
+    expect((await post(alert)).status).toBe(200)
+    return {
+      resolve: async () => expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200),
+    }
+  }
   /** What the container runtime's collector writes when its health check turns unhealthy. */
   const spool = (scenario: Scenario, health: string) =>
     appendFileSync(
@@ -290,29 +318,16 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   it('a healthy server and an unrelated alert: no cause is claimed (TD-08)', async () => {
     await start('app-healthy')
     const sentAt = Date.now()
-    const alert = {
-      labels: {
-        alertname: 'AppServerCertificateRenewalDue',
-        environment: 'test',
-        host: 'localhost',
-        appserver_instance: 'app-healthy',
-        check: 'certificate_expiry',
-        severity: 'warning',
-      },
-      annotations: { summary: 'The certificate is due for renewal in 20 days' },
-      startsAt: new Date().toISOString(),
-    }
-    const post = (body: unknown) =>
-      fetch(`${alertmanager.url}/api/v2/alerts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify([body]),
-      })
-    expect((await post(alert)).status).toBe(200)
+    const alert = await raiseAlert(
+      'app-healthy',
+      'AppServerCertificateRenewalDue',
+      'certificate_expiry',
+      'The certificate is due for renewal in 20 days',
+    )
     const report = await reportFor('app-healthy', sentAt)
     expect(report.headers.subject).toContain('TD-08')
     // The certificate is renewed: the alert ends, and its recovery follows.
-    expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
+    await alert.resolve()
     await recoveryFor('app-healthy', report, 'AppServerCertificateRenewalDue')
   }, 240_000)
 
@@ -340,31 +355,13 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     const res = await fetch(`http://127.0.0.1:${tomcats['app-gc'].port}/app/pressure?retainMb=106&seconds=4`)
     expect(res.status).toBe(200)
     // The GC-time alert a JVM exporter's rule would raise now; the evidence is the GC log.
-    const alert = {
-      labels: {
-        alertname: 'AppServerGcTimeHigh',
-        environment: 'test',
-        host: 'localhost',
-        appserver_instance: 'app-gc',
-        check: 'gc_time',
-        severity: 'critical',
-      },
-      annotations: { summary: 'More than half of the time spent in garbage collection' },
-      startsAt: new Date().toISOString(),
-    }
-    const post = (body: unknown) =>
-      fetch(`${alertmanager.url}/api/v2/alerts`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify([body]),
-      })
-    expect((await post(alert)).status).toBe(200)
+    const alert = await raiseAlert('app-gc', 'AppServerGcTimeHigh', 'gc_time', 'More than half of the time in GC')
     const report = await reportFor('app-gc', failedAt)
     expect(report.headers.subject).toContain('GC-01')
     expect(report.text).toMatch(
       /Garbage collection \(in the log excerpt\): \d+ collections, \d+ full \((\d+) left the heap 90 % full/,
     )
-    expect((await post({ ...alert, endsAt: new Date().toISOString() })).status).toBe(200)
+    await alert.resolve()
     await recoveryFor('app-gc', report, 'AppServerGcTimeHigh')
   }, 240_000)
 

@@ -9,11 +9,12 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  type WriteStream,
   writeFileSync,
 } from 'node:fs'
 import { createConnection } from 'node:net'
 import { dirname, join } from 'node:path'
-import { type Daemon, freePort, startDaemon } from '../helpers/real-daemons.js'
+import { type Daemon, freePort, runPrometheus, startDaemon } from '../helpers/real-daemons.js'
 import { realTool } from '../helpers/real-tools.js'
 
 // Real application servers for test/servers/ (issue: "Real application servers fail, the
@@ -183,28 +184,7 @@ export async function startTomcat(
     ...(root ? { uid: nobody, gid: nobody } : {}),
     env: { ...process.env, HOME: tomcat.base },
   })
-  let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  const deadline = Date.now() + 60_000
-  while (!/Server startup in/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`Tomcat exited:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`Tomcat did not start in 60 s:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return {
-    child,
-    output: () => output,
-    stop: async () => {
-      child.kill('SIGKILL')
-      await exited
-    },
-  }
+  return serverProcess(child, /Server startup in/, 'Tomcat')
 }
 
 export interface JettyBase {
@@ -254,19 +234,36 @@ export async function startJetty(jetty: JettyBase, options: { heapMb?: number } 
     ...(root ? { uid: nobody, gid: nobody } : {}),
     env: { ...process.env, HOME: jetty.base },
   })
-  const consoleLog = createWriteStream(jetty.consoleLog, { flags: 'a' })
+  return serverProcess(
+    child,
+    /oejs\.Server:main: Started @/,
+    'Jetty',
+    createWriteStream(jetty.consoleLog, { flags: 'a' }),
+  )
+}
+
+/**
+ * Collects a server's output (and copies it to `console`, when the server logs only there),
+ * waits until `ready` appears in it, and stops it with SIGKILL: a crash, not a shutdown.
+ */
+async function serverProcess(
+  child: ChildProcess,
+  ready: RegExp,
+  name: string,
+  consoleLog?: WriteStream,
+): Promise<RunningTomcat> {
   let output = ''
   for (const stream of [child.stdout, child.stderr]) {
     stream?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      consoleLog.write(chunk)
+      consoleLog?.write(chunk)
     })
   }
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   const deadline = Date.now() + 60_000
-  while (!/oejs\.Server:main: Started @/.test(output)) {
-    if (child.exitCode !== null) throw new Error(`Jetty exited:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`Jetty did not start in 60 s:\n${output}`)
+  while (!ready.test(output)) {
+    if (child.exitCode !== null) throw new Error(`${name} exited:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`${name} did not start in 60 s:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   return {
@@ -275,7 +272,7 @@ export async function startJetty(jetty: JettyBase, options: { heapMb?: number } 
     stop: async () => {
       child.kill('SIGKILL')
       await exited
-      consoleLog.end()
+      consoleLog?.end()
     },
   }
 }
@@ -324,7 +321,6 @@ export async function startPrometheusProbe(
   dir: string,
   options: { instance: string; healthUrl: string; blackbox: string; alertmanager: string },
 ): Promise<Daemon> {
-  const port = await freePort()
   const rules = join(dir, 'rules.yml')
   writeFileSync(
     rules,
@@ -344,9 +340,8 @@ export async function startPrometheusProbe(
           summary: Health check of ${options.instance} failing
 `,
   )
-  const config = join(dir, 'prometheus.yml')
-  writeFileSync(
-    config,
+  return runPrometheus(
+    dir,
     `global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -369,16 +364,5 @@ scrape_configs:
       - target_label: __address__
         replacement: ${options.blackbox.replace(/^https?:\/\//, '')}
 `,
-  )
-  return startDaemon(
-    '/usr/bin/prometheus',
-    [
-      `--config.file=${config}`,
-      `--storage.tsdb.path=${join(dir, 'prom-data')}`,
-      `--web.listen-address=127.0.0.1:${port}`,
-      '--log.level=warn',
-    ],
-    port,
-    '/-/ready',
   )
 }
