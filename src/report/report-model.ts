@@ -178,12 +178,12 @@ function containerEventView(record: Record<string, unknown>): ContainerEventView
 
 const mib = (kib: number) => `${Math.round(kib / 1024).toLocaleString('en-US')} MiB`
 
-function gcView(gc: GcSummary): GcView {
+/** The GC part of the report; exported for its test. A logged capacity of 0 has no share. */
+export function gcView(gc: GcSummary): GcView {
   const after = gc.heapAfterLast
-  const heapAfter = after
-    ? `${mib(after.usedKiB)} of ${mib(after.capacityKiB)} (${Math.round((100 * after.usedKiB) / after.capacityKiB)} %)`
-    : null
-  return { ...gc, heapAfter }
+  if (!after) return { ...gc, heapAfter: null }
+  const share = after.capacityKiB > 0 ? ` (${Math.round((100 * after.usedKiB) / after.capacityKiB)} %)` : ''
+  return { ...gc, heapAfter: `${mib(after.usedKiB)} of ${mib(after.capacityKiB)}${share}` }
 }
 
 const entries = (record: Record<string, string>) =>
