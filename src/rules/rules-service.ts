@@ -62,10 +62,11 @@ export class RulesService {
   /**
    * Registers a schema-valid rule: branch, name and pattern conflicts, the limit, pattern
    * safety (each a RuleRejectedError), then one transaction that stores it and builds the next catalogue, which is live
-   * before this resolves. Registrations run one at a time.
+   * before this resolves. Registrations run one at a time. `safety` replaces the
+   * service's pattern check for this call (the seed's patient one, rules/seed.ts).
    */
-  register(input: CustomRuleInput, principal: string): Promise<CustomRule> {
-    return this.oneAtATime(() => this.registerNow(input, principal))
+  register(input: CustomRuleInput, principal: string, safety = this.safety): Promise<CustomRule> {
+    return this.oneAtATime(() => this.registerNow(input, principal, safety))
   }
 
   /**
@@ -73,7 +74,7 @@ export class RulesService {
    * RuleRejectedError it would meet (`POST /api/v1/rules?dryRun=true`, `appserver-diag rules test`).
    */
   check(input: CustomRuleInput, principal: string): Promise<NewCustomRule> {
-    return this.oneAtATime(() => this.vet(input, principal))
+    return this.oneAtATime(() => this.vet(input, principal, this.safety))
   }
 
   /** Runs after every registration and check queued before it: each sees the catalogue they left. */
@@ -83,15 +84,23 @@ export class RulesService {
     return run
   }
 
-  private async registerNow(input: CustomRuleInput, principal: string): Promise<CustomRule> {
-    const rule = await this.vet(input, principal)
+  private async registerNow(
+    input: CustomRuleInput,
+    principal: string,
+    safety: Pick<PatternSafety, 'verdict'>,
+  ): Promise<CustomRule> {
+    const rule = await this.vet(input, principal, safety)
     const stored = this.store.insert(rule, this.clock().toISOString())
     this.current = this.current.withCustomRule(stored)
     for (const listener of this.listeners) listener(stored)
     return stored
   }
 
-  private async vet(input: CustomRuleInput, principal: string): Promise<NewCustomRule> {
+  private async vet(
+    input: CustomRuleInput,
+    principal: string,
+    safety: Pick<PatternSafety, 'verdict'>,
+  ): Promise<NewCustomRule> {
     const rule = normalize(input, principal)
     let pattern: Pattern
     try {
@@ -109,7 +118,7 @@ export class RulesService {
         `The catalogue holds its maximum of ${this.maxCustomRules} custom rules (DIAG_MAX_CUSTOM_RULES).`,
       )
     }
-    const verdict = await this.safety.verdict(pattern)
+    const verdict = await safety.verdict(pattern)
     if (!verdict.safe) {
       throw new RuleRejectedError('unsafe_pattern', `The pattern is unsafe to run over log text: ${verdict.reason}.`, [
         { path: '/pattern', message: verdict.reason },

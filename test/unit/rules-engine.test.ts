@@ -67,6 +67,16 @@ describe('the rule catalogue and its live engine', () => {
     expect(service.catalogue.custom).toHaveLength(10)
   })
 
+  it('seeds on a host too busy to prove a pattern within an API request’s time (its own patient check)', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-rules-')), 'rules.db'))
+    const hurried = {
+      verdict: async () => ({ safe: false as const, reason: 'its safety could not be proven in time' }),
+    }
+    const busy = new RulesService(new RulesRepository(db), hurried)
+    expect(await seedCustomRules(busy)).toBe(10)
+    db.close()
+  })
+
   it.each(Object.keys(branchEvidence))('diagnoses %s from its evidence', async (branch) => {
     const diagnosis = await engine.diagnose(evidenceFor(branch))
     expect(diagnosis.primary.rule.branch).toBe(branch)
