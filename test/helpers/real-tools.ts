@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 
 const find = (binary: string) => {
   try {
@@ -14,7 +15,19 @@ const find = (binary: string) => {
  * naming the package: a suite never passes by skipping what it was written to run.
  */
 export function realTool(binary: string, debianPackage: string): string {
-  const found = find(binary)
+  return realPackage(binary, debianPackage, () => find(binary))
+}
+
+/**
+ * The same for a package known by a file rather than a binary on the PATH (Tomcat's
+ * bootstrap.jar, Jetty's start.jar).
+ */
+export function realPackageFile(file: string, debianPackage: string): string {
+  return realPackage(file, debianPackage, () => (existsSync(file) ? file : undefined))
+}
+
+function realPackage(what: string, debianPackage: string, locate: () => string | undefined): string {
+  const found = locate()
   if (found) return found
   const root = process.getuid?.() === 0
   if (root && find('apt-get')) {
@@ -24,11 +37,11 @@ export function realTool(binary: string, debianPackage: string): string {
       env,
       stdio: 'ignore',
     })
-    const installed = find(binary)
+    const installed = locate()
     if (installed) return installed
   }
   throw new Error(
-    `${binary} not found: install the Debian package '${debianPackage}' (apt-get install ${debianPackage}), ` +
+    `${what} not found: install the Debian package '${debianPackage}' (apt-get install ${debianPackage}), ` +
       'or run npm test as root, whose pretest installs it',
   )
 }

@@ -4,7 +4,6 @@ import {
   chownSync,
   cpSync,
   createWriteStream,
-  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -15,7 +14,7 @@ import {
 import { createConnection } from 'node:net'
 import { dirname, join } from 'node:path'
 import { type Daemon, freePort, runPrometheus, startDaemon } from '../helpers/real-daemons.js'
-import { realTool } from '../helpers/real-tools.js'
+import { realPackageFile, realTool } from '../helpers/real-tools.js'
 
 // Real application servers for test/servers/ (issue: "Real application servers fail, the
 // service diagnoses them"): a web application compiled here with javac, deployed on the
@@ -31,8 +30,8 @@ const nobody = 65534
 export function requireServerTools(): void {
   realTool('java', 'openjdk-17-jre-headless')
   realTool('javac', 'openjdk-17-jdk-headless')
-  if (!existsSync(join(tomcatHome, 'bin', 'bootstrap.jar'))) realTool('tomcat10-never-a-binary', 'tomcat10')
-  if (!existsSync(join(jettyHome, 'start.jar'))) realTool('jetty9-never-a-binary', 'jetty9')
+  realPackageFile(join(tomcatHome, 'bin', 'bootstrap.jar'), 'tomcat10')
+  realPackageFile(join(jettyHome, 'start.jar'), 'jetty9')
   realTool('prometheus', 'prometheus')
   realTool('prometheus-alertmanager', 'prometheus-alertmanager')
   realTool('prometheus-blackbox-exporter', 'prometheus-blackbox-exporter')
