@@ -28,7 +28,7 @@ export interface PatternMatch {
   repeated: boolean
   /**
    * How deep in its stack trace's `Caused by:` chain the line is: 0 for a message, n for
-   * the nth cause (docs/design.md, "Root causes decide").
+   * the nth cause (docs/design.md, "Ranking").
    */
   causeDepth: number
 }
