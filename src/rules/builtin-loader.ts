@@ -69,14 +69,14 @@ let corroboration: TopCondition | undefined
  * (`builtin-rules/corroboration.json`; docs/design.md, "Confidence is earned"): read and
  * validated once.
  */
-export function corroboratingEvidence(dir = builtinRulesDir): TopCondition {
-  if (corroboration && dir === builtinRulesDir) return corroboration
-  const file = join(dir, 'corroboration.json')
+export function corroboratingEvidence(): TopCondition {
+  if (corroboration) return corroboration
+  const file = join(builtinRulesDir, 'corroboration.json')
   const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
   if (!validateCondition(data)) {
     const problems = toDetails(validateCondition.errors).map((d) => `${d.path} ${d.message}`)
     throw new BuiltinRulesError(`${file}: ${problems.join('; ')}`)
   }
-  if (dir === builtinRulesDir) corroboration = data
+  corroboration = data
   return data
 }

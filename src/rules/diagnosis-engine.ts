@@ -11,6 +11,7 @@ import {
   matchesOperator,
   matchesRepeatedly,
   repeatedOperator,
+  rulePatterns,
 } from './engine-rules.js'
 import { engineFacts } from './facts.js'
 import {
@@ -134,7 +135,7 @@ export class DiagnosisEngine {
   private add(rule: CatalogueRule): void {
     const forms = engineRules(rule).map((form) => ({ form, name: form.name as string }))
     for (const { name } of forms) if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
-    const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
+    const patterns = rulePatterns(rule)
     for (const { form, name } of forms) {
       this.engine.addRule(form)
       this.byName.set(name, rule)

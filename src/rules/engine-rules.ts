@@ -86,9 +86,12 @@ function customConditions(rule: CustomRule): TopCondition {
   return { all }
 }
 
+/** The log patterns a catalogue rule tests: a built-in's from its conditions, a custom rule's one. */
+export const rulePatterns = (rule: CatalogueRule): string[] => (isBuiltin(rule) ? rule.patterns : [rule.pattern])
+
 /** Whether the rule's confirmation must be earned: a confirmed cause that rests on log lines. */
 function isEarned(rule: CatalogueRule): boolean {
-  return rule.classification === 'confirmed_cause' && (isBuiltin(rule) ? rule.patterns.length > 0 : true)
+  return rule.classification === 'confirmed_cause' && rulePatterns(rule).length > 0
 }
 
 /**
@@ -97,7 +100,7 @@ function isEarned(rule: CatalogueRule): boolean {
  * shared ones (a failing probe, a container that was OOM-killed, crashed or exited in error).
  */
 function corroboration(rule: CatalogueRule): TopCondition {
-  const patterns = isBuiltin(rule) ? rule.patterns : [rule.pattern]
+  const patterns = rulePatterns(rule)
   const own = isBuiltin(rule) ? (rule.corroboratedBy ?? []) : []
   const shared = { condition: corroborationCondition } as unknown as Condition
   const repeated = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition

@@ -1,6 +1,7 @@
 import { type Pattern, PatternSyntaxError, parsePattern } from '../text/pattern.js'
 import { type Family, loadBuiltinRules } from './builtin-loader.js'
 import { Catalogue } from './catalogue.js'
+import { rulePatterns } from './engine-rules.js'
 import type { PatternSafety } from './pattern-safety.js'
 import { RuleRejectedError, type RuleRejection } from './rule-errors.js'
 import {
@@ -146,7 +147,7 @@ export class RulesService {
     const name = foldedName(rule.ruleName)
     const sameName = all.find((r) => foldedName(r.ruleName) === name)
     if (sameName) refuse('name_conflict', `The name ${rule.ruleName} is already taken by`, sameName, '/ruleName')
-    const samePattern = all.find((r) => (isBuiltin(r) ? r.patterns.includes(rule.pattern) : r.pattern === rule.pattern))
+    const samePattern = all.find((r) => rulePatterns(r).includes(rule.pattern))
     if (samePattern) refuse('pattern_conflict', 'The pattern is already used by', samePattern, '/pattern')
   }
 }

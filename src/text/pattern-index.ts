@@ -143,7 +143,7 @@ export class PatternIndex {
       }
       return undefined
     })
-    return this.withRegexMatches(excerpt, seenWords, marked(locate(bytes, offsets, 'offset'), repeated))
+    return this.withRegexMatches(excerpt, seenWords, withRepeats(locate(bytes, offsets, 'offset'), repeated))
   }
 
   /**
@@ -244,7 +244,7 @@ export class PatternIndex {
     seenWords: Set<number>,
     excerpt: Excerpt = excerptOf(bytes),
   ): Map<string, PatternMatch> {
-    return this.withRegexMatches(excerpt, seenWords, marked(locate(bytes, firstLine, 'line'), repeated))
+    return this.withRegexMatches(excerpt, seenWords, withRepeats(locate(bytes, firstLine, 'line'), repeated))
   }
 
   /** Runs the regular expressions whose required literals all occurred, on the text. */
@@ -324,7 +324,7 @@ function onOtherLines(bytes: Buffer, a: number, b: number): boolean {
 }
 
 /** The matches, with `repeated` set for the keys that matched another line. */
-function marked(found: Map<string, PatternMatch>, repeated: ReadonlySet<string>): Map<string, PatternMatch> {
+function withRepeats(found: Map<string, PatternMatch>, repeated: ReadonlySet<string>): Map<string, PatternMatch> {
   for (const key of repeated) {
     const match = found.get(key)
     if (match) match.repeated = true
