@@ -9,18 +9,17 @@ import { type Daemon, freePort, startAlertmanager } from '../helpers/real-daemon
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { type ReceivedMail, startSmtp, waitFor } from '../helpers/smtp.js'
 import {
-  type JettyBase,
   listening,
   occupyPort,
   prepareJetty,
   prepareTomcat,
   type RunningTomcat,
   requireServerTools,
+  type ServerBase,
   startBlackbox,
   startJetty,
   startPrometheusProbe,
   startTomcat,
-  type TomcatBase,
 } from './harness.js'
 
 // `npm run test:servers`: a real Tomcat 10 (and a Jetty 9) fails the way production servers fail; a real
@@ -50,8 +49,9 @@ const timings: Array<{ scenario: string; ms: number }> = []
 describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-servers-'))
   const spoolDir = join(dir, 'spool')
-  const tomcats = {} as Record<Exclude<Scenario, 'jetty-heap'>, TomcatBase>
-  let jetty: JettyBase
+  const tomcats = {} as Record<Exclude<Scenario, 'jetty-heap'>, ServerBase>
+  let jetty: ServerBase
+  const serverOf = (scenario: Scenario) => (scenario === 'jetty-heap' ? jetty : tomcats[scenario])
   const running: RunningTomcat[] = []
   const daemons: Daemon[] = []
   let smtp: Awaited<ReturnType<typeof startSmtp>>
@@ -71,8 +71,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     // The operator's inventory: each instance's logs (JULI, or Jetty's console) and GC log, and its health URL.
     const instances = Object.fromEntries(
       scenarios.map((s) => {
-        const server =
-          s === 'jetty-heap' ? { ...jetty, log: jetty.consoleLog } : { ...tomcats[s], log: tomcats[s].catalinaLog }
+        const server = serverOf(s)
         return [s, { logs: [server.log, server.gcLog], spoolDir, container: s, healthUrl: server.healthUrl }]
       }),
     )
@@ -109,7 +108,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   const probe = async (scenario: Scenario) => {
     const prometheus = await startPrometheusProbe(mkdtempSync(join(dir, `prom-${scenario}-`)), {
       instance: scenario,
-      healthUrl: scenario === 'jetty-heap' ? jetty.healthUrl : tomcats[scenario].healthUrl,
+      healthUrl: serverOf(scenario).healthUrl,
       blackbox: blackbox.url,
       alertmanager: alertmanager.url,
     })
@@ -153,7 +152,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     try {
       return await waitFor(check, timeoutMs, what)
     } catch (error) {
-      const log = scenario === 'jetty-heap' ? jetty.consoleLog : tomcats[scenario].catalinaLog
+      const { log } = serverOf(scenario)
       const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-40).join('\n') : '(no log)'
       const alerts = await fetch(`${alertmanager.url}/api/v2/alerts`).then((r) => r.text(), String)
       throw new Error(
@@ -192,6 +191,12 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   /** The report's first line of section 1: branch, name, category, and what the evidence earned. */
   const expectSummary = (report: ReceivedMail, summary: string) =>
     expect(report.text?.split('\n').find((line) => /^[A-Z]{2}-\d{2} /.test(line))).toBe(summary)
+  /** A request that a fatal error may fail: its status, or 'closed' when the error killed the connection. */
+  const statusOrClosed = (url: string) =>
+    fetch(url).then(
+      (res) => res.status,
+      () => 'closed' as const,
+    )
   /** What the container runtime's collector writes when its health check turns unhealthy. */
   const spool = (scenario: Scenario, health: string) =>
     appendFileSync(
@@ -204,10 +209,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     await probe('app-heap')
     const failedAt = Date.now()
     // The request fails: a 500, or the connection closed by a thread the error killed.
-    const leak = await fetch(`http://127.0.0.1:${tomcats['app-heap'].port}/app/leak`).then(
-      (res) => res.status,
-      () => 'closed',
-    )
+    const leak = await statusOrClosed(`http://127.0.0.1:${tomcats['app-heap'].port}/app/leak`)
     expect([500, 'closed']).toContain(leak)
     spool('app-heap', 'unhealthy')
     const report = await reportFor('app-heap', failedAt)
@@ -224,10 +226,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     const tomcat = await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
     await probe('app-metaspace')
     const failedAt = Date.now()
-    const res = await fetch(`http://127.0.0.1:${tomcats['app-metaspace'].port}/app/classes`).then(
-      (r) => r.status,
-      () => 'closed',
-    )
+    const res = await statusOrClosed(`http://127.0.0.1:${tomcats['app-metaspace'].port}/app/classes`)
     expect([500, 'closed']).toContain(res)
     const report = await reportFor('app-metaspace', failedAt)
     // One error line, corroborated by the failing health probe.
@@ -370,10 +369,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     running.push(server)
     await probe('jetty-heap')
     const failedAt = Date.now()
-    const leak = await fetch(`http://127.0.0.1:${jetty.port}/app/leak`).then(
-      (res) => res.status,
-      () => 'closed',
-    )
+    const leak = await statusOrClosed(`http://127.0.0.1:${jetty.port}/app/leak`)
     expect([500, 'closed']).toContain(leak)
     const report = await reportFor('jetty-heap', failedAt)
     expectSummary(report, 'TD-02 JavaHeapExhausted (jvm_memory): confirmed_cause, high confidence')

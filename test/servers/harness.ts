@@ -11,7 +11,7 @@ import {
   type WriteStream,
   writeFileSync,
 } from 'node:fs'
-import { createConnection } from 'node:net'
+import { createConnection, createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { type Daemon, freePort, runPrometheus, startDaemon } from '../helpers/real-daemons.js'
 import { realPackageFile, realTool } from '../helpers/real-tools.js'
@@ -92,10 +92,12 @@ java.util.logging.ConsoleHandler.level = INFO
 java.util.logging.ConsoleHandler.formatter = org.apache.juli.OneLineFormatter
 `
 
-export interface TomcatBase {
+/** A server's own directory, port, and the files and URL an operator's inventory names. */
+export interface ServerBase {
   base: string
   port: number
-  catalinaLog: string
+  /** Its log: Tomcat's JULI file, or the file the harness keeps Jetty's console in. */
+  log: string
   gcLog: string
   healthUrl: string
 }
@@ -104,7 +106,7 @@ export interface TomcatBase {
  * A CATALINA_BASE with the compiled application, its own port and fixed log names.
  * `maxThreads` bounds the request threads (stuck threads then starve the health check).
  */
-export function prepareTomcat(dir: string, port: number, options: { maxThreads?: number } = {}): TomcatBase {
+export function prepareTomcat(dir: string, port: number, options: { maxThreads?: number } = {}): ServerBase {
   const base = join(dir, 'tomcat')
   for (const sub of ['conf', 'logs', 'temp', 'work', 'webapps/app/WEB-INF/classes'])
     mkdirSync(join(base, sub), { recursive: true })
@@ -130,12 +132,17 @@ export function prepareTomcat(dir: string, port: number, options: { maxThreads?:
 `,
   )
   compileWebapp(join(base, 'webapps/app/WEB-INF/classes'), 'jakarta')
+  return handOverBase(dir, base, port, 'catalina.log')
+}
+
+/** Gives the unprivileged user the prepared directory; the server's files, by convention. */
+function handOverBase(dir: string, base: string, port: number, logName: string): ServerBase {
   openPath(dir)
   handOver(dir)
   return {
     base,
     port,
-    catalinaLog: join(base, 'logs', 'catalina.log'),
+    log: join(base, 'logs', logName),
     gcLog: join(base, 'logs', 'gc.log'),
     healthUrl: `http://127.0.0.1:${port}/app/health`,
   }
@@ -149,7 +156,7 @@ export interface RunningTomcat {
 
 /** Starts Tomcat (Bootstrap, as catalina.sh does) and waits until its log says it started. */
 export async function startTomcat(
-  tomcat: TomcatBase,
+  tomcat: ServerBase,
   options: {
     heapMb?: number
     jvmOptions?: string[]
@@ -186,17 +193,8 @@ export async function startTomcat(
   return serverProcess(child, /Server startup in/, 'Tomcat')
 }
 
-export interface JettyBase {
-  base: string
-  port: number
-  /** Jetty 9 logs to standard error; the harness keeps it in a file, as a service manager would. */
-  consoleLog: string
-  gcLog: string
-  healthUrl: string
-}
-
 /** A jetty.base with the same application (as javax.servlet), annotations scanned, its own port. */
-export function prepareJetty(dir: string, port: number): JettyBase {
+export function prepareJetty(dir: string, port: number): ServerBase {
   const base = join(dir, 'jetty')
   for (const sub of ['start.d', 'logs', 'webapps/app/WEB-INF/classes']) mkdirSync(join(base, sub), { recursive: true })
   writeFileSync(
@@ -204,19 +202,12 @@ export function prepareJetty(dir: string, port: number): JettyBase {
     `--module=http,deploy,annotations\njetty.http.host=127.0.0.1\njetty.http.port=${port}\n`,
   )
   compileWebapp(join(base, 'webapps/app/WEB-INF/classes'), 'javax')
-  openPath(dir)
-  handOver(dir)
-  return {
-    base,
-    port,
-    consoleLog: join(base, 'logs', 'jetty-console.log'),
-    gcLog: join(base, 'logs', 'gc.log'),
-    healthUrl: `http://127.0.0.1:${port}/app/health`,
-  }
+  // Jetty 9 logs to standard error; the harness keeps it in this file, as a service manager would.
+  return handOverBase(dir, base, port, 'jetty-console.log')
 }
 
 /** Starts Jetty 9 from the Debian package's start.jar, its output kept in the console log. */
-export async function startJetty(jetty: JettyBase, options: { heapMb?: number } = {}): Promise<RunningTomcat> {
+export async function startJetty(jetty: ServerBase, options: { heapMb?: number } = {}): Promise<RunningTomcat> {
   const args = [
     `-Xmx${options.heapMb ?? 128}m`,
     `-Xlog:gc*:file=${jetty.gcLog}:uptime,level,tags`,
@@ -233,12 +224,7 @@ export async function startJetty(jetty: JettyBase, options: { heapMb?: number } 
     ...(root ? { uid: nobody, gid: nobody } : {}),
     env: { ...process.env, HOME: jetty.base },
   })
-  return serverProcess(
-    child,
-    /oejs\.Server:main: Started @/,
-    'Jetty',
-    createWriteStream(jetty.consoleLog, { flags: 'a' }),
-  )
+  return serverProcess(child, /oejs\.Server:main: Started @/, 'Jetty', createWriteStream(jetty.log, { flags: 'a' }))
 }
 
 /**
@@ -278,7 +264,6 @@ async function serverProcess(
 
 /** A TCP port that accepts and says nothing: "the HTTP port is already in use". */
 export async function occupyPort(port: number) {
-  const { createServer } = await import('node:net')
   const server = createServer((socket) => socket.destroy())
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   return { close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
