@@ -16,6 +16,7 @@ import {
   type RunningTomcat,
   requireServerTools,
   type ServerBase,
+  serverPort,
   startBlackbox,
   startJetty,
   startPrometheusProbe,
@@ -65,9 +66,9 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     for (const scenario of scenarios) {
       if (scenario === 'jetty-heap') continue
       const maxThreads = scenario === 'app-stuck' ? 3 : undefined
-      tomcats[scenario] = prepareTomcat(join(dir, scenario), await freePort(), { maxThreads })
+      tomcats[scenario] = prepareTomcat(join(dir, scenario), await serverPort(), { maxThreads })
     }
-    jetty = prepareJetty(join(dir, 'jetty-heap'), await freePort())
+    jetty = prepareJetty(join(dir, 'jetty-heap'), await serverPort())
     // The operator's inventory: each instance's logs (JULI, or Jetty's console) and GC log, and its health URL.
     const instances = Object.fromEntries(
       scenarios.map((s) => {
@@ -278,7 +279,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   }, 240_000)
 
   it('a downstream that refuses connections is TD-01, confirmed by the repeated failures of the health check', async () => {
-    const closed = await freePort()
+    const closed = await serverPort()
     expect(await listening(closed)).toBe(false)
     const failedAt = Date.now()
     await start('app-refused', { systemProperties: { 'diag.downstream': `127.0.0.1:${closed}` } })

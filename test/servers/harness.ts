@@ -262,6 +262,31 @@ async function serverProcess(
   }
 }
 
+const handedOut = new Set<number>()
+
+/**
+ * A free port for a server that starts later, taken below the kernel's ephemeral range:
+ * a port from `listen(0)` is released at once, and the daemons started meanwhile (their
+ * ports also from `listen(0)`) or any outgoing connection could be given it again.
+ */
+export async function serverPort(): Promise<number> {
+  const range = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)
+  const below = Number(range[0]) || 32768
+  for (;;) {
+    const port = 10000 + Math.floor(Math.random() * (below - 10000))
+    if (handedOut.has(port)) continue
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer()
+      probe.once('error', () => resolve(false))
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+    })
+    if (free) {
+      handedOut.add(port)
+      return port
+    }
+  }
+}
+
 /** A TCP port that accepts and says nothing: "the HTTP port is already in use". */
 export async function occupyPort(port: number) {
   const server = createServer((socket) => socket.destroy())
