@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureDevCertificates, readTlsMaterial } from '../../src/tls/dev-certificates.js'
-import { type Daemon, freePort, startAlertmanager } from '../helpers/real-daemons.js'
+import { type Daemon, startAlertmanager } from '../helpers/real-daemons.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
 import { type ReceivedMail, startSmtp, waitFor } from '../helpers/smtp.js'
 import {
