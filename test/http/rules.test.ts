@@ -173,6 +173,16 @@ describe('rules API (spec, D19, D20)', () => {
     expect(stored().at(-1)).toMatchObject({ principal: 'default', created_by: 'default', rule_id: null })
   })
 
+  it('stores a priority of its own and shows it', async () => {
+    const res = await t.call('POST', path, {
+      json: validRule({ branch: 'OPS-02', ruleName: 'ShardTimeout', pattern: 'ShardTimeoutException', priority: 70 }),
+    })
+    expect(res.status).toBe(201)
+    expect(res.json()).toMatchObject({ branch: 'OPS-02', priority: 70 })
+    expect(stored().at(-1)).toMatchObject({ branch: 'OPS-02', priority: 70 })
+    expect((await t.call('GET', `${path}/OPS-02`)).json()).toMatchObject({ priority: 70 })
+  })
+
   it.each([
     ['a missing field', validRule({ assessment: undefined }), '/assessment'],
     ['an unknown category', validRule({ branch: 'TD-20', category: 'memory' }), '/category'],
@@ -198,6 +208,10 @@ describe('rules API (spec, D19, D20)', () => {
     ],
     ['a wrong type', validRule({ branch: 'TD-20', recommendedActions: 'Do it.' }), '/recommendedActions'],
     ['an invalid regular expression', validRule({ branch: 'TD-20', pattern: '/(unclosed [a-z/' }), '/pattern'],
+    ['a priority of 0', validRule({ branch: 'TD-20', priority: 0 }), '/priority'],
+    ['a priority above 100', validRule({ branch: 'TD-20', priority: 101 }), '/priority'],
+    ['a fractional priority', validRule({ branch: 'TD-20', priority: 1.5 }), '/priority'],
+    ['a priority as text', validRule({ branch: 'TD-20', priority: 'high' }), '/priority'],
   ])('answers 400 invalid_rule_schema for %s and stores nothing', async (_name, body, detailPath) => {
     const before = stored()
     const res = await t.call('POST', path, { json: JSON.parse(JSON.stringify(body)) })
