@@ -130,12 +130,16 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
       labelNames: ['reason'],
       registers,
     }),
-    alertsReceived: new Counter({
-      name: 'diagnostic_alerts_received_total',
-      help: 'Alerts received on the webhook, by outcome (queued for a mail, recorded without one, or duplicate)',
-      labelNames: ['outcome'],
-      registers,
-    }),
+    alertsReceived: withSeries(
+      new Counter({
+        name: 'diagnostic_alerts_received_total',
+        help: 'Alerts received on the webhook, by outcome (queued for a mail, recorded without one, or duplicate)',
+        labelNames: ['outcome'],
+        registers,
+      }),
+      'outcome',
+      ['queued', 'recorded', 'duplicate'],
+    ),
     alertTransitions: new Counter({
       name: 'diagnostic_alert_transitions_total',
       help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, unmatched_resolution, superseded, ...',
@@ -170,4 +174,13 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
       'Alerts whose sender-claimed fingerprint is not the fingerprint of their labels (ignored; the labels decide)',
     ),
   }
+}
+
+/**
+ * Every outcome is a series from the start, at 0, so that a rate over it exists before the
+ * first event of its kind (and the webhook need not add zeros on each request).
+ */
+function withSeries<L extends string>(counter: Counter<L>, label: L, values: string[]): Counter<L> {
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0)
+  return counter
 }

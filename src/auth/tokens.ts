@@ -1,9 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { ConfigError } from '../config/load.js'
 import type { ApiTokenFile } from '../schema-types/api-token-file.js'
+import { sha256Bytes } from '../sha256.js'
 
 /**
  * What a token may do: post Alertmanager webhooks, register rules, read rules and
@@ -35,8 +36,6 @@ export const reservedTokenNames = new Set(['seed'])
 
 const validateFile = createAjv().compile<ApiTokenFile>(loadSchema('api-tokens.schema.json'))
 
-export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest()
-
 export function readTokensFile(file: string): TokenEntry[] {
   let parsed: unknown
   try {
@@ -58,7 +57,7 @@ export function readTokensFile(file: string): TokenEntry[] {
       throw new ConfigError([`DIAG_API_TOKENS_FILE: the token name "${entry.name}" is reserved`])
     }
     names.add(entry.name)
-    const hash = entry.sha256 ? Buffer.from(entry.sha256, 'hex') : sha256(entry.token as string)
+    const hash = entry.sha256 ? Buffer.from(entry.sha256, 'hex') : sha256Bytes(entry.token as string)
     const scopes = entry.scopes ?? allScopes
     return entry.expiresAt
       ? { name: entry.name, hash, scopes, expiresAt: Date.parse(entry.expiresAt) }
@@ -92,7 +91,7 @@ export class TokenVerifier {
 
   /** The principal (token name and scopes), or why the token is refused: unknown, or expired (with the entry's name). */
   check(presented: string, now = Date.now()): TokenCheck {
-    const hash = sha256(presented)
+    const hash = sha256Bytes(presented)
     let match: TokenEntry | null = null
     for (const entry of this.entries) {
       if (timingSafeEqual(hash, entry.hash) && match === null) match = entry

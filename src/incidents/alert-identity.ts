@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256Hex } from '../sha256.js'
 
 // How the service names an alert and its moments. Nothing here trusts the sender: the
 // identity is computed from the labels, the instants from the timestamps (docs/design.md,
@@ -9,11 +9,16 @@ import { createHash } from 'node:crypto'
  * names the same label set with a 64-bit FNV-1a fingerprint (below), which a sender can
  * collide on purpose; this hash it cannot.
  */
-export function alertIdentity(labels: Record<string, string>): string {
-  const sorted = Object.keys(labels)
-    .sort()
-    .map((name) => [name, labels[name]])
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex')
+export function alertIdentity(labels: Record<string, string>, names = sortedNames(labels)): string {
+  return sha256Hex(JSON.stringify(names.map((name) => [name, labels[name]])))
+}
+
+/**
+ * Label names in the order both hashes use. Go sorts them by bytes; for the label-name
+ * alphabet ([a-zA-Z0-9_]) that is the order of JavaScript's default sort.
+ */
+export function sortedNames(labels: Record<string, string>): string[] {
+  return Object.keys(labels).sort()
 }
 
 /**
@@ -22,11 +27,9 @@ export function alertIdentity(labels: Record<string, string>): string {
  * hex digits. Shown in reports so an SRE can find the alert in Alertmanager, and compared
  * with the fingerprint a sender claims.
  */
-export function alertmanagerFingerprint(labels: Record<string, string>): string {
+export function alertmanagerFingerprint(labels: Record<string, string>, names = sortedNames(labels)): string {
   const hash = new Fnv1a64()
-  // Go sorts label names by bytes; for the label-name alphabet ([a-zA-Z0-9_]) that is the
-  // order of JavaScript's default sort.
-  for (const name of Object.keys(labels).sort()) {
+  for (const name of names) {
     hash.add(name)
     hash.addByte(0xff)
     hash.add(labels[name] as string)

@@ -161,9 +161,19 @@ export class EventWriter {
         events.push(duplicateEvent(alert, this.repeatedBy(alert, t)))
         continue
       }
+      // Named one by one: spreading `alert` first made this object cost microseconds.
       this.statements.insertEvent.run({
-        ...alert,
         id: eventId,
+        identity: alert.identity,
+        claimedFingerprint: alert.claimedFingerprint,
+        status: alert.status,
+        startsAtText: alert.startsAtText,
+        endsAtText: alert.endsAtText,
+        startsAt: alert.startsAt,
+        endsAt: alert.endsAt,
+        alertname: alert.alertname,
+        instance: alert.instance,
+        severity: alert.severity,
         alert: JSON.stringify(alert.alert),
         receiver: request.receiver,
         groupKey: request.groupKey,
@@ -195,6 +205,13 @@ export class EventWriter {
 
 /** The answer for a notification that changes nothing: the stored event it repeats. */
 function duplicateEvent(alert: AlertEventInput, answer: DuplicateAnswer): IngestedEvent {
-  const { fingerprint, status } = alert
-  return { ...answer, fingerprint, status, duplicate: true, transition: 'duplicate' }
+  // Spelled out: on Node 20, `{ ...answer, more }` costs microseconds (docs/performance.md).
+  return {
+    eventId: answer.eventId,
+    incidentId: answer.incidentId,
+    fingerprint: alert.fingerprint,
+    status: alert.status,
+    duplicate: true,
+    transition: 'duplicate',
+  }
 }

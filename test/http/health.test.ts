@@ -108,8 +108,15 @@ describe('queue, rejection and latency metrics', () => {
     try {
       let text = await scrapeUntil(scrape, /^diagnostic_queue_depth\{status="queued"\} 0$/m)
       expect(metric(text, /^diagnostic_queue_oldest_age_seconds (\S+)$/m)).toBe(0)
+      const received = (outcome: string) =>
+        metric(text, new RegExp(`^diagnostic_alerts_received_total\\{outcome="${outcome}"\\} (\\S+)$`, 'm'))
+      // Every outcome is a series before its first alert.
+      expect(['queued', 'recorded', 'duplicate'].map(received)).toEqual([0, 0, 0])
       for (const id of ['q1', 'q2']) expect((await post(webhook([alert({ id })]))).status).toBe(202)
       expect((await post(webhook([alert({ id: 'q3' })]))).status).toBe(503) // queue_full
+      expect((await post(webhook([alert({ id: 'q1' })]))).status).toBe(202) // a duplicate needs no room
+      text = await scrapeUntil(scrape, /^diagnostic_alerts_received_total\{outcome="duplicate"\} 1$/m)
+      expect(['queued', 'recorded', 'duplicate'].map(received)).toEqual([2, 0, 1])
       expect((await post({ alerts: 'none' })).status).toBe(400) // invalid_alert_payload
       expect((await post(webhook([alert()]), { authorization: 'Bearer unknown-token-0123456789' })).status).toBe(401)
       expect((await post(webhook([alert()]), { authorization: 'Bearer unknown-token-0123456789' })).status).toBe(429)

@@ -2,15 +2,9 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import {
-  allScopes,
-  ensureGeneratedToken,
-  parseBearer,
-  readTokensFile,
-  sha256,
-  TokenVerifier,
-} from '../../src/auth/tokens.js'
+import { allScopes, ensureGeneratedToken, parseBearer, readTokensFile, TokenVerifier } from '../../src/auth/tokens.js'
 import { ConfigError } from '../../src/config/load.js'
+import { sha256Bytes } from '../../src/sha256.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'diag-tokens-'))
 
@@ -29,14 +23,14 @@ describe('bearer tokens (D5)', () => {
     const verifier = new TokenVerifier([
       {
         name: 'old',
-        hash: sha256('rotating-token-old'),
+        hash: sha256Bytes('rotating-token-old'),
         scopes: ['webhook'],
         expiresAt: Date.parse('2026-07-01T00:00:00Z'),
       },
-      { name: 'new', hash: sha256('rotating-token-new'), scopes: ['webhook'] },
+      { name: 'new', hash: sha256Bytes('rotating-token-new'), scopes: ['webhook'] },
       {
         name: 'gone',
-        hash: sha256('expired-token-xyz'),
+        hash: sha256Bytes('expired-token-xyz'),
         scopes: allScopes,
         expiresAt: Date.parse('2026-01-01T00:00:00Z'),
       },
@@ -57,7 +51,7 @@ describe('bearer tokens (D5)', () => {
       file,
       JSON.stringify([
         { name: 'am', token: 'alertmanager-token-01', scopes: ['webhook'] },
-        { name: 'ci', sha256: sha256('ci-token-0000000001').toString('hex'), expiresAt: '2030-01-01T00:00:00Z' },
+        { name: 'ci', sha256: sha256Bytes('ci-token-0000000001').toString('hex'), expiresAt: '2030-01-01T00:00:00Z' },
       ]),
     )
     const entries = readTokensFile(file)

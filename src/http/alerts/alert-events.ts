@@ -1,4 +1,4 @@
-import { alertIdentity, alertmanagerFingerprint, toInstant } from '../../incidents/alert-identity.js'
+import { alertIdentity, alertmanagerFingerprint, sortedNames, toInstant } from '../../incidents/alert-identity.js'
 import type { WebhookPayload } from '../../schema-types/webhook-payload.js'
 import type { AlertEventInput } from '../../store/event-writer.js'
 
@@ -12,9 +12,10 @@ export type { WebhookPayload }
 export function toAlertEvents(payload: WebhookPayload): AlertEventInput[] {
   return payload.alerts.map((alert) => {
     const { labels } = alert
+    const names = sortedNames(labels)
     return {
-      identity: alertIdentity(labels),
-      fingerprint: alertmanagerFingerprint(labels),
+      identity: alertIdentity(labels, names),
+      fingerprint: alertmanagerFingerprint(labels, names),
       claimedFingerprint: alert.fingerprint ?? null,
       status: alert.status,
       startsAtText: alert.startsAt,

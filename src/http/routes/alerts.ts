@@ -67,9 +67,11 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
       })
       if (outcome.kind === 'queue_full') throw errors.queueFull(queueFullRetryAfterSeconds)
       const { received, queued, duplicates, events } = outcome
-      deps.metrics.alertsReceived.inc({ outcome: 'queued' }, queued)
-      deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
-      deps.metrics.alertsReceived.inc({ outcome: 'recorded' }, received - queued - duplicates)
+      // Zeros are skipped: each increment hashes its labels, on every request.
+      if (queued > 0) deps.metrics.alertsReceived.inc({ outcome: 'queued' }, queued)
+      if (duplicates > 0) deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
+      const recorded = received - queued - duplicates
+      if (recorded > 0) deps.metrics.alertsReceived.inc({ outcome: 'recorded' }, recorded)
       for (const event of events) {
         deps.metrics.alertTransitions.inc({ transition: event.transition })
         if (event.superseded) deps.metrics.alertTransitions.inc({ transition: 'superseded' })
