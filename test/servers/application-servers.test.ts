@@ -1,6 +1,6 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -40,9 +40,16 @@ const scenarios = [
   'app-healthy',
   'app-files',
   'app-gc',
+  'app-drained',
+  'app-hung',
+  'app-exited',
+  'app-heap-high',
   'jetty-heap',
 ] as const
 type Scenario = (typeof scenarios)[number]
+/** An instance the inventory names whose server never ran here: its log files do not exist. */
+const missing = 'app-missing'
+type Instance = Scenario | typeof missing
 
 /** How long each scenario took from its failure to its report, printed at the end. */
 const timings: Array<{ scenario: string; ms: number }> = []
@@ -66,16 +73,20 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     for (const scenario of scenarios) {
       if (scenario === 'jetty-heap') continue
       const maxThreads = scenario === 'app-stuck' ? 3 : undefined
-      tomcats[scenario] = prepareTomcat(join(dir, scenario), await serverPort(), { maxThreads })
+      // Tomcat as shipped, without the stuck-thread valve: nothing logs a hung request.
+      const stuckThreadValve = scenario !== 'app-hung'
+      tomcats[scenario] = prepareTomcat(join(dir, scenario), await serverPort(), { maxThreads, stuckThreadValve })
     }
     jetty = prepareJetty(join(dir, 'jetty-heap'), await serverPort())
-    // The operator's inventory: each instance's logs (JULI, or Jetty's console) and GC log, and its health URL.
-    const instances = Object.fromEntries(
+    // The operator's inventory: each instance's logs (JULI, or Jetty's console) and GC log, its health and metrics URLs.
+    const instances: Record<string, object> = Object.fromEntries(
       scenarios.map((s) => {
         const server = serverOf(s)
-        return [s, { logs: [server.log, server.gcLog], spoolDir, container: s, healthUrl: server.healthUrl }]
+        const { log, gcLog, healthUrl, metricsUrl } = server
+        return [s, { logs: [log, gcLog], spoolDir, container: s, healthUrl, metricsUrl }]
       }),
     )
+    instances[missing] = { logs: [join(dir, missing, 'catalina.log')] }
     const inventory = join(dir, 'inventory.json')
     writeFileSync(inventory, JSON.stringify({ roots: [dir], instances }))
     smtp = await startSmtp()
@@ -116,7 +127,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     daemons.push(prometheus)
     return prometheus
   }
-  const reportFor = (scenario: Scenario, failedAt: number): Promise<ReceivedMail> =>
+  const reportFor = (scenario: Instance, failedAt: number): Promise<ReceivedMail> =>
     waitForOrExplain(
       scenario,
       () =>
@@ -133,7 +144,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
    * After the fix: the health check passes again, Prometheus resolves the alert, and the
    * recovery mail arrives threaded under the report of the same incident.
    */
-  const recoveryFor = async (scenario: Scenario, report: ReceivedMail, alertname = 'AppServerHealthCheckFailing') => {
+  const recoveryFor = async (scenario: Instance, report: ReceivedMail, alertname = 'AppServerHealthCheckFailing') => {
     const recovery = await waitForOrExplain(
       scenario,
       () => smtp.mails.find((m) => m.headers.subject?.startsWith(`[RESOLVED] ${alertname} on ${scenario}`)),
@@ -145,7 +156,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   }
   /** A wait that, when it times out, says what the server logged and what Alertmanager holds. */
   const waitForOrExplain = async <T>(
-    scenario: Scenario,
+    scenario: Instance,
     check: () => T | undefined | false,
     timeoutMs: number,
     what: string,
@@ -153,7 +164,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     try {
       return await waitFor(check, timeoutMs, what)
     } catch (error) {
-      const { log } = serverOf(scenario)
+      const log = scenario === missing ? '(no server)' : serverOf(scenario).log
       const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-40).join('\n') : '(no log)'
       const alerts = await fetch(`${alertmanager.url}/api/v2/alerts`).then((r) => r.text(), String)
       throw new Error(
@@ -165,7 +176,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
    * An alert that does not come from the health probe (a certificate or GC-time rule of
    * another exporter), posted to Alertmanager as Prometheus would; `endsAt` resolves it.
    */
-  const raiseAlert = async (scenario: Scenario, alertname: string, check: string, summary: string) => {
+  const raiseAlert = async (scenario: Instance, alertname: string, check: string, summary: string) => {
     const alert = {
       labels: {
         alertname,
@@ -363,6 +374,98 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     )
     await alert.resolve()
     await recoveryFor('app-gc', report, 'AppServerGcTimeHigh')
+  }, 240_000)
+
+  it('a health check answering 503 with nothing in the logs is AH-04, probable: the probe is the only evidence', async () => {
+    const drainFile = join(tomcats['app-drained'].base, 'temp', 'drain')
+    await start('app-drained', { systemProperties: { 'diag.drainFile': drainFile } })
+    // The operator's drain file takes the instance out of rotation; nothing is logged.
+    writeFileSync(drainFile, '')
+    const failedAt = Date.now()
+    expect((await fetch(tomcats['app-drained'].healthUrl)).status).toBe(503)
+    await probe('app-drained')
+    const report = await reportFor('app-drained', failedAt)
+    expectSummary(report, 'AH-04 HealthProbeFailing (application_lifecycle): probable_cause, medium confidence')
+    expect(readFileSync(tomcats['app-drained'].log, 'utf8')).not.toMatch(/SEVERE|Exception/)
+    // The fix: the drain file goes, the instance is back in rotation.
+    rmSync(drainFile)
+    await recoveryFor('app-drained', report)
+  }, 240_000)
+
+  it('a health check that never answers, with no stuck-thread valve to log it, is AH-05', async () => {
+    // A downstream that accepts connections and never answers: the TLS handshake of the
+    // health check waits on it forever (java.net.URL has no read time-out).
+    const held: Socket[] = []
+    const silent = createNetServer((socket) => held.push(socket))
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const { port } = silent.address() as AddressInfo
+    try {
+      const failedAt = Date.now()
+      const tomcat = await start('app-hung', {
+        systemProperties: { 'diag.downstream.https': `https://127.0.0.1:${port}/` },
+      })
+      await probe('app-hung')
+      const report = await reportFor('app-hung', failedAt)
+      expectSummary(report, 'AH-05 HealthProbeUnresponsive (concurrency_threading): probable_cause, medium confidence')
+      // The fix: the dependency is left out of the health check until it answers.
+      await tomcat.stop()
+      await start('app-hung')
+      await recoveryFor('app-hung', report)
+    } finally {
+      for (const socket of held) socket.destroy()
+      silent.close()
+    }
+  }, 240_000)
+
+  it("a JVM that cannot start (a mistyped -Xmx) exits with code 1: the runtime's exit event makes it AH-03", async () => {
+    const failedAt = Date.now()
+    const failure = await start('app-exited', { jvmOptions: ['-Xmx64x'] }).then(
+      () => Promise.reject(new Error('Tomcat started with -Xmx64x')),
+      (error: Error & { exitCode?: number }) => error,
+    )
+    expect(failure.message).toContain('Invalid maximum heap size')
+    expect(failure.exitCode).toBe(1)
+    // What the container runtime's collector writes when the container stops: the real exit code.
+    appendFileSync(
+      join(spoolDir, 'events.jsonl'),
+      `${JSON.stringify({ timestamp: new Date().toISOString(), container: 'app-exited', event: 'die', exitCode: failure.exitCode, oomKilled: false })}\n`,
+    )
+    await probe('app-exited')
+    const report = await reportFor('app-exited', failedAt)
+    expectSummary(report, 'AH-03 ProcessExitedWithError (application_lifecycle): confirmed_cause, high confidence')
+    // The fix: the option corrected, the server starts.
+    await start('app-exited')
+    await recoveryFor('app-exited', report)
+  }, 240_000)
+
+  it("a heap 90 % full by the JVM's own metrics, with nothing in the logs, is GC-04", async () => {
+    // Epsilon GC never collects: the heap stays where the request left it until the scrape.
+    const tomcat = await start('app-heap-high', {
+      heapMb: 256,
+      jvmOptions: ['-XX:+UnlockExperimentalVMOptions', '-XX:+UseEpsilonGC'],
+    })
+    const failedAt = Date.now()
+    const filled = await fetch(`http://127.0.0.1:${tomcats['app-heap-high'].port}/app/fill?ratio=0.92`)
+    expect(Number(await filled.text())).toBeGreaterThanOrEqual(0.92)
+    // The heap alert a JVM exporter's rule would raise; the evidence is the metrics endpoint.
+    const alert = await raiseAlert('app-heap-high', 'AppServerHeapHigh', 'heap', 'Heap above 90 % of its maximum')
+    const report = await reportFor('app-heap-high', failedAt)
+    expectSummary(report, 'GC-04 HeapNearLimit (jvm_memory): probable_cause, medium confidence')
+    // The fix: a restart (a real one would also look for the leak); the alert ends.
+    await tomcat.stop()
+    await start('app-heap-high')
+    await alert.resolve()
+    await recoveryFor('app-heap-high', report, 'AppServerHeapHigh')
+  }, 240_000)
+
+  it('an alert for an instance whose logs do not exist and that has nothing else to ask is TD-07', async () => {
+    expect(existsSync(join(dir, missing))).toBe(false)
+    const sentAt = Date.now()
+    const alert = await raiseAlert(missing, 'AppServerDown', 'process', 'The server process is not running')
+    const report = await reportFor(missing, sentAt)
+    expectSummary(report, 'TD-07 EvidenceUnavailable (general): undetermined')
+    await alert.resolve()
+    await recoveryFor(missing, report, 'AppServerDown')
   }, 240_000)
 
   it('the same heap exhaustion on Jetty 9 is TD-02 too: the evidence is not Tomcat-shaped', async () => {

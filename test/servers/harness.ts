@@ -100,13 +100,21 @@ export interface ServerBase {
   log: string
   gcLog: string
   healthUrl: string
+  /** The application's JVM metrics in the Prometheus text format (webapp/Metrics.java). */
+  metricsUrl: string
 }
 
 /**
  * A CATALINA_BASE with the compiled application, its own port and fixed log names.
- * `maxThreads` bounds the request threads (stuck threads then starve the health check).
+ * `maxThreads` bounds the request threads (stuck threads then starve the health check);
+ * `stuckThreadValve: false` leaves out the StuckThreadDetectionValve, as Tomcat ships.
  */
-export function prepareTomcat(dir: string, port: number, options: { maxThreads?: number } = {}): ServerBase {
+export function prepareTomcat(
+  dir: string,
+  port: number,
+  options: { maxThreads?: number; stuckThreadValve?: boolean } = {},
+): ServerBase {
+  const valve = '<Valve className="org.apache.catalina.valves.StuckThreadDetectionValve" threshold="3" />'
   const base = join(dir, 'tomcat')
   for (const sub of ['conf', 'logs', 'temp', 'work', 'webapps/app/WEB-INF/classes'])
     mkdirSync(join(base, sub), { recursive: true })
@@ -124,7 +132,7 @@ export function prepareTomcat(dir: string, port: number, options: { maxThreads?:
     <!-- The stuck-thread valve checks each second, not every ten. -->
     <Engine name="Catalina" defaultHost="localhost" backgroundProcessorDelay="1">
       <Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false">
-        <Valve className="org.apache.catalina.valves.StuckThreadDetectionValve" threshold="3" />
+        ${options.stuckThreadValve === false ? '' : valve}
       </Host>
     </Engine>
   </Service>
@@ -145,6 +153,7 @@ function handOverBase(dir: string, base: string, port: number, logName: string):
     log: join(base, 'logs', logName),
     gcLog: join(base, 'logs', 'gc.log'),
     healthUrl: `http://127.0.0.1:${port}/app/health`,
+    metricsUrl: `http://127.0.0.1:${port}/app/metrics`,
   }
 }
 
@@ -247,7 +256,11 @@ async function serverProcess(
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   const deadline = Date.now() + 60_000
   while (!ready.test(output)) {
-    if (child.exitCode !== null) throw new Error(`${name} exited:\n${output}`)
+    if (child.exitCode !== null) {
+      throw Object.assign(new Error(`${name} exited with code ${child.exitCode}:\n${output}`), {
+        exitCode: child.exitCode,
+      })
+    }
     if (Date.now() > deadline) throw new Error(`${name} did not start in 60 s:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

@@ -14,7 +14,8 @@ import java.net.URL;
 
 /**
  * The health check a load balancer would call: it allocates a little (a full heap fails
- * it), reports a fatal error the application saw (FatalErrors), writes a file (out of file
+ * it), reports a fatal error the application saw (FatalErrors), answers 503 while a drain
+ * file exists (an operator took the instance out of rotation), writes a file (out of file
  * descriptors or disk fails it), and checks the downstream
  * services the application depends on (-Ddiag.downstream=host:port, a TCP service;
  * -Ddiag.downstream.https=URL, an HTTPS one), as readiness checks of real applications do.
@@ -26,6 +27,12 @@ public class Health extends HttpServlet {
     byte[] scratch = new byte[2 << 20];
     if (FatalErrors.fatal != null) {
       res.sendError(503, "fatal error: " + FatalErrors.fatal);
+      return;
+    }
+    // A drain file takes the instance out of rotation (-Ddiag.drainFile=PATH), silently.
+    String drain = System.getProperty("diag.drainFile");
+    if (drain != null && new File(drain).exists()) {
+      res.sendError(503, "out of rotation");
       return;
     }
     // The disk check of many health endpoints: can the application still write a file?
