@@ -209,11 +209,11 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
       (res) => res.status,
       () => 'closed' as const,
     )
-  /** What the container runtime's collector writes when its health check turns unhealthy. */
-  const spool = (scenario: Scenario, health: string) =>
+  /** A record the container runtime's collector writes for the scenario's container, now. */
+  const spool = (scenario: Scenario, event: Record<string, unknown>) =>
     appendFileSync(
       join(spoolDir, 'events.jsonl'),
-      `${JSON.stringify({ timestamp: new Date().toISOString(), container: scenario, event: 'health_status', health, exitCode: null })}\n`,
+      `${JSON.stringify({ timestamp: new Date().toISOString(), container: scenario, ...event })}\n`,
     )
 
   it('heap exhaustion: OutOfMemoryError under a small -Xmx is TD-02, confirmed, and the restart sends the recovery', async () => {
@@ -223,7 +223,8 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     // The request fails: a 500, or the connection closed by a thread the error killed.
     const leak = await statusOrClosed(`http://127.0.0.1:${tomcats['app-heap'].port}/app/leak`)
     expect([500, 'closed']).toContain(leak)
-    spool('app-heap', 'unhealthy')
+    // The runtime's health check of the container turns unhealthy.
+    spool('app-heap', { event: 'health_status', health: 'unhealthy', exitCode: null })
     const report = await reportFor('app-heap', failedAt)
     expectSummary(report, 'TD-02 JavaHeapExhausted (jvm_memory): confirmed_cause, high confidence')
     expect(report.text).toContain('java.lang.OutOfMemoryError: Java heap space')
@@ -426,10 +427,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     expect(failure.message).toContain('Invalid maximum heap size')
     expect(failure.exitCode).toBe(1)
     // What the container runtime's collector writes when the container stops: the real exit code.
-    appendFileSync(
-      join(spoolDir, 'events.jsonl'),
-      `${JSON.stringify({ timestamp: new Date().toISOString(), container: 'app-exited', event: 'die', exitCode: failure.exitCode, oomKilled: false })}\n`,
-    )
+    spool('app-exited', { event: 'die', exitCode: failure.exitCode, oomKilled: false })
     await probe('app-exited')
     const report = await reportFor('app-exited', failedAt)
     expectSummary(report, 'AH-03 ProcessExitedWithError (application_lifecycle): confirmed_cause, high confidence')
