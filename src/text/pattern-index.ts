@@ -3,6 +3,7 @@ import { type Excerpt, excerptOf, excerptOfText } from './excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 import { isFrameAt, isFrameAtText, isFrameSegment } from './stack-frames.js'
+import { joinWrappedRecords } from './wrapped-records.js'
 
 export interface PatternEntry {
   /** What a match reports: a built-in branch or `custom-<id>`; several patterns may share one. */
@@ -118,7 +119,10 @@ export class PatternIndex {
 
   /** The same, over bytes: the text is decoded only if a regular expression has to run. */
   scanExcerpt(excerpt: Excerpt): Map<string, PatternMatch> {
-    const { bytes } = excerpt
+    // Matched on a copy whose wrapped records are joined (same length, wrapped-records.ts);
+    // lines and their context are taken from the excerpt as read.
+    const joined = joinWrappedRecords(excerpt.bytes)
+    const bytes = joined ?? excerpt.bytes
     const offsets = new Map<string, number>() // key -> byte offset of its first literal match
     const repeated = new Set<string>() // keys a literal matched on two lines
     const seenWords = new Set<number>()
@@ -143,7 +147,8 @@ export class PatternIndex {
       }
       return undefined
     })
-    return this.withRegexMatches(excerpt, seenWords, withRepeats(locate(bytes, offsets, 'offset'), repeated))
+    const found = withRepeats(locate(excerpt.bytes, offsets, 'offset'), repeated)
+    return this.withRegexMatches(excerpt, joined ? excerptOf(joined) : excerpt, seenWords, found)
   }
 
   /**
@@ -206,8 +211,13 @@ export class PatternIndex {
       return undefined
     })
     endLine()
-    if (marked.length === 0)
-      return { excerpt: excerptOf(raw), matches: this.scanExcerptLines(raw, firstLine, repeated, seenWords) }
+    // Wrapped records are matched joined (scanExcerpt), which the line-by-line pass cannot do.
+    const wrapped = joinWrappedRecords(raw) !== null
+    if (marked.length === 0) {
+      const excerpt = excerptOf(raw)
+      if (wrapped) return { excerpt, matches: this.scanExcerpt(excerpt) }
+      return { excerpt, matches: this.scanExcerptLines(raw, firstLine, repeated, seenWords) }
+    }
 
     const parts: Buffer[] = []
     let copied = 0
@@ -233,7 +243,7 @@ export class PatternIndex {
     parts.push(raw.subarray(copied))
     const excerpt = excerptOf(Buffer.concat(parts))
     // A rule word over several lines, or a rewrite that made lines: match the whole again.
-    if (this.multiLineWords || linesChanged) return { excerpt, matches: this.scanExcerpt(excerpt) }
+    if (this.multiLineWords || linesChanged || wrapped) return { excerpt, matches: this.scanExcerpt(excerpt) }
     return { excerpt, matches: this.scanExcerptLines(excerpt.bytes, firstLine, repeated, seenWords, excerpt) }
   }
 
@@ -244,12 +254,16 @@ export class PatternIndex {
     seenWords: Set<number>,
     excerpt: Excerpt = excerptOf(bytes),
   ): Map<string, PatternMatch> {
-    return this.withRegexMatches(excerpt, seenWords, withRepeats(locate(bytes, firstLine, 'line'), repeated))
+    return this.withRegexMatches(excerpt, excerpt, seenWords, withRepeats(locate(bytes, firstLine, 'line'), repeated))
   }
 
-  /** Runs the regular expressions whose required literals all occurred, on the text. */
+  /**
+   * Runs the regular expressions whose required literals all occurred, on the text of
+   * `scanned` (the excerpt, or its copy with wrapped records joined); lines from `excerpt`.
+   */
   private withRegexMatches(
     excerpt: Excerpt,
+    scanned: Excerpt,
     seenWords: Set<number>,
     found: Map<string, PatternMatch>,
   ): Map<string, PatternMatch> {
@@ -260,11 +274,11 @@ export class PatternIndex {
     for (const index of candidates) {
       const { key, pattern } = this.entries[index] as PatternEntry
       if (pattern.kind !== 'regex') continue
-      const match = firstMatchOutsideFrames(pattern.regex, excerpt.text)
+      const match = firstMatchOutsideFrames(pattern.regex, scanned.text)
       if (!match) continue
       const known = found.get(key)
       const line = lineInText(excerpt.text, match.index)
-      line.repeated = nextMatchOutsideFrames(pattern.regex, excerpt.text, match.index) !== null
+      line.repeated = nextMatchOutsideFrames(pattern.regex, scanned.text, match.index) !== null
       if (known === undefined || line.line < known.line) found.set(key, line)
     }
     return found

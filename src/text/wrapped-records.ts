@@ -1,0 +1,83 @@
+import { isFrameSegment } from './stack-frames.js'
+
+// Some servers write one record over several lines where its message holds a newline:
+// WebLogic's `####<...>` records, Payara/GlassFish 4+ (`[...] [[` then the message, up to
+// `]]`) and GlassFish 3 (`[#|...|#]`). A pattern written against the message as a console
+// shows it (`busy for ... seconds working on the request ..., which is more than the
+// configured time`) would never match across that newline. The scanner matches a copy in
+// which the message lines of such a record are joined by spaces instead (docs/design.md,
+// "Multi-line records"). The copy has the same length, so offsets, line numbers and the
+// lines a report shows still come from the excerpt as read. A stack trace in the record
+// stays on its own lines: frames and `Caused by:` are told apart by line (stack-frames.ts).
+
+const newline = 0x0a
+/** Record openers that, when absent, mean there is nothing to join (the common case). */
+const openers = ['####<', '[#|', '[[\n', '[[\r\n'].map((opener) => Buffer.from(opener))
+/** More message lines than this in one record are a log that is not what it looks like. */
+const maxJoinedLines = 50
+
+type Kind = 'weblogic' | 'odl' | 'ulf'
+
+/** A line that starts a stack trace or a thread dump: it and the rest of its record stay apart. */
+const traceStart =
+  /^\s*(?:Caused by: |Suppressed: |"[^"]*".*(?:prio=|daemon|<alive)|(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?<=Exception|Error|Throwable)(?::|\s*$))/
+
+/**
+ * The excerpt with the newlines inside wrapped records replaced by spaces, or null when it
+ * holds no such record.
+ */
+export function joinWrappedRecords(bytes: Buffer): Buffer | null {
+  if (!openers.some((opener) => bytes.includes(opener))) return null
+  let joined: Buffer | null = null
+  let kind: Kind | null = null
+  let joining = false
+  let joinedLines = 0
+  for (let start = 0; start < bytes.length; ) {
+    const nl = bytes.indexOf(newline, start)
+    const end = nl === -1 ? bytes.length : nl
+    const line = bytes.toString('latin1', start, Math.min(end, start + 4096))
+    const opened = openerKind(line)
+    if (opened) {
+      kind = opened
+      joining = !closes(kind, line, true)
+      joinedLines = 0
+    } else if (kind && joining) {
+      if (kind === 'odl' && /^\s*\]\]\s*$/.test(line)) {
+        kind = null
+      } else if (traceStart.test(line) || isFrameSegment(line) || joinedLines >= maxJoinedLines) {
+        joining = false
+      } else {
+        joined ??= Buffer.from(bytes)
+        joined[start - 1] = 0x20 // the newline that ended the previous line of the record
+        joinedLines++
+        joining = !closes(kind, line, false)
+      }
+    } else if (kind === 'ulf' && line.includes('|#]')) {
+      kind = null
+    }
+    if (nl === -1) break
+    start = nl + 1
+  }
+  return joined
+}
+
+function openerKind(line: string): Kind | null {
+  if (line.startsWith('####<')) return 'weblogic'
+  if (line.startsWith('[#|')) return 'ulf'
+  if (line.startsWith('[') && /\[\[\r?$/.test(line)) return 'odl'
+  return null
+}
+
+/** Whether the record's message ends on this line. */
+function closes(kind: Kind, line: string, opener: boolean): boolean {
+  switch (kind) {
+    // `<message>` is the last field: a line that ends with `>` has closed it.
+    case 'weblogic':
+      return /> ?\r?$/.test(line)
+    case 'ulf':
+      return line.includes('|#]')
+    // The opener ends with `[[`; the message ends at `]]`.
+    case 'odl':
+      return !opener && /\]\]\r?$/.test(line)
+  }
+}
