@@ -16,6 +16,9 @@ export function createAjv(options: Options = {}): Ajv2020 {
   return ajv
 }
 
+/** How request bodies are validated: as sent, never coerced or trimmed (D7). */
+export const requestValidation: Options = { coerceTypes: false, removeAdditional: false }
+
 export function loadSchema(fileName: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(schemasDir, fileName), 'utf8')) as Record<string, unknown>
 }

@@ -1,7 +1,7 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https'
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createAjv } from './ajv.js'
+import { createAjv, requestValidation } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   }) as unknown as FastifyInstance
 
   // Our schemas are draft 2020-12 (D10, D19): Fastify validates with the same ajv flavour.
-  const ajv = createAjv({ coerceTypes: false, removeAdditional: false })
+  const ajv = createAjv(requestValidation)
   app.setValidatorCompiler(({ schema }) => ajv.compile(schema))
   // Only JSON bodies exist in this API (D8); text/plain would otherwise be accepted.
   app.removeContentTypeParser('text/plain')

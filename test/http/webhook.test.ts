@@ -130,6 +130,27 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     expect(counts()).toEqual(before)
   })
 
+  // Repeated bodies are parsed and validated once (src/http/alerts/repeated-bodies.ts): a
+  // refused body must be refused the same way every time it comes back.
+  it.each([
+    ['a missing label', JSON.stringify(webhook([{ ...alert({ id: 'rep' }), labels: { alertname: 'x' } }]))],
+    ['prototype poisoning', `{"__proto__": {"admin": true}, ${JSON.stringify(webhook([alert()])).slice(1)}`],
+    [
+      'constructor poisoning',
+      `{"constructor": {"prototype": {"admin": true}}, ${JSON.stringify(webhook([alert()])).slice(1)}`,
+    ],
+  ])('answers a repeated body with %s 400 each time, with the same details', async (_name, body) => {
+    const before = counts()
+    const answers = []
+    for (let i = 0; i < 3; i++) {
+      const res = await t.call('POST', path, { body, headers: { 'content-type': 'application/json' } })
+      answers.push(expectError(res, 400, 'invalid_alert_payload'))
+    }
+    expect(answers[1]).toEqual(answers[0])
+    expect(answers[2]).toEqual(answers[0])
+    expect(counts()).toEqual(before)
+  })
+
   it.each([
     ['no Authorization header', {}],
     ['a wrong token', { authorization: 'Bearer wrong-token-0123456789' }],

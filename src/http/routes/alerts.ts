@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import { loadSchema } from '../../ajv.js'
+import { createAjv, loadSchema, requestValidation } from '../../ajv.js'
 import { errors } from '../../errors.js'
 import type { Metrics } from '../../metrics.js'
 import type { EventWriter } from '../../store/event-writer.js'
-import { fingerprintMismatches, toAlertEvents, type WebhookPayload } from '../alerts/alert-events.js'
+import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
+import { RepeatedBodies } from '../alerts/repeated-bodies.js'
 import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
 
@@ -43,14 +44,29 @@ export interface AlertRoutesDeps {
 
 export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
   const webhookSchema = loadSchema('alertmanager-webhook-v4.schema.json')
+  const repeats = new RepeatedBodies()
+  const ajv = createAjv(requestValidation)
+  // In this plugin only (Fastify encapsulates parsers): JSON as Fastify parses it, prototype
+  // poisoning refused, with a repeated body parsed once.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    const known = repeats.lookup(text as string)
+    if (known !== undefined) return done(null, known)
+    parseJson(request, text as string, (error, body) => {
+      if (error) done(error, undefined)
+      else done(null, repeats.remember(text as string, body))
+    })
+  })
 
   app.post<{ Body: WebhookPayload }>('/api/v1/alerts/alertmanager', {
     bodyLimit: webhookBodyLimit,
     config: { invalidBodyCode: 'invalid_alert_payload', webhook: true, scope: 'webhook' },
     preParsing: requireJson,
     schema: { body: webhookSchema, response: { 202: accepted, ...errorResponses(400, 401, 403, 413, 415, 503) } },
+    validatorCompiler: ({ schema }) => repeats.validator(ajv.compile(schema)),
     handler: async (request, reply) => {
-      const alerts = toAlertEvents(request.body)
+      const alerts = repeats.eventsOf(request.body)
       const mismatched = fingerprintMismatches(alerts)
       if (mismatched.length > 0) {
         deps.metrics.fingerprintMismatches.inc(mismatched.length)
