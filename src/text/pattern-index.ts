@@ -3,7 +3,7 @@ import { type Excerpt, excerptOf, excerptOfText } from './excerpt.js'
 import { type Pattern, parsePattern } from './pattern.js'
 import { requiredLiterals } from './required-literals.js'
 import { isFrameAt, isFrameAtText, isFrameSegment } from './stack-frames.js'
-import { joinWrappedRecords } from './wrapped-records.js'
+import { joinWrappedRecords, mayHoldWrappedRecords } from './wrapped-records.js'
 
 export interface PatternEntry {
   /** What a match reports: a built-in branch or `custom-<id>`; several patterns may share one. */
@@ -212,7 +212,7 @@ export class PatternIndex {
     })
     endLine()
     // Wrapped records are matched joined (scanExcerpt), which the line-by-line pass cannot do.
-    const wrapped = joinWrappedRecords(raw) !== null
+    const wrapped = mayHoldWrappedRecords(raw)
     if (marked.length === 0) {
       const excerpt = excerptOf(raw)
       if (wrapped) return { excerpt, matches: this.scanExcerpt(excerpt) }

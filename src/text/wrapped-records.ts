@@ -27,7 +27,7 @@ const traceStart =
  * holds no such record.
  */
 export function joinWrappedRecords(bytes: Buffer): Buffer | null {
-  if (!openers.some((opener) => bytes.includes(opener))) return null
+  if (!mayHoldWrappedRecords(bytes)) return null
   let joined: Buffer | null = null
   let kind: Kind | null = null
   let joining = false
@@ -59,6 +59,11 @@ export function joinWrappedRecords(bytes: Buffer): Buffer | null {
     start = nl + 1
   }
   return joined
+}
+
+/** Whether the excerpt has a record opener at all: four byte searches, no decoding. */
+export function mayHoldWrappedRecords(bytes: Buffer): boolean {
+  return openers.some((opener) => bytes.includes(opener))
 }
 
 function openerKind(line: string): Kind | null {

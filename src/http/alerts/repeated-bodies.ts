@@ -46,7 +46,7 @@ export class RepeatedBodies {
     else this.byText.delete(text)
     if (known === seenOnce) deepFreeze(body)
     this.byText.set(text, known === seenOnce ? body : seenOnce)
-    for (const [oldest, _] of this.byText) {
+    for (const oldest of this.byText.keys()) {
       if (this.totalChars <= maxTotalChars) break
       this.byText.delete(oldest)
       this.totalChars -= oldest.length
