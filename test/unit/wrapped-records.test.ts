@@ -4,7 +4,11 @@ import { joinWrappedRecords } from '../../src/text/wrapped-records.js'
 
 // Records that wrap their message over several lines, verbatim from public issues.
 
-/** WebLogic server log, https://github.com/eclipse-ee4j/jersey/issues/3474 */
+/**
+ * WebLogic server log, https://github.com/eclipse-ee4j/jersey/issues/3474. The corpus holds
+ * it out (weblogic-jersey-3474-stuck): here it tests the scanner with patterns of this test
+ * only; no built-in rule is written for it.
+ */
 const weblogic = [
   '####<Dec 7, 2016 3:09:32 PM GMT> <Info> <Health> <prlprws01> <PayRoll_Srv1> <weblogic.GCMonitor> <<anonymous>> <> <> <1481123372881> <BEA-310002> <48% of the total memory in the server is free.> ',
   `####<Dec 7, 2016 3:12:21 PM GMT> <Error> <WebLogicServer> <prlprws01> <PayRoll_Srv1> <[ACTIVE] ExecuteThread: '22' for queue: 'weblogic.kernel.Default (self-tuning)'> <<WLS Kernel>> <> <> <1481123541709> <BEA-000337> <[STUCK] ExecuteThread: '12' for queue: 'weblogic.kernel.Default (self-tuning)' has been busy for "645" seconds working on the request "Workmanager: default, Version: 5, Scheduled=true, Started=true, Started time: 645131 ms`,
