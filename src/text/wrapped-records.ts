@@ -11,6 +11,8 @@ import { isFrameSegment } from './stack-frames.js'
 // stays on its own lines: frames and `Caused by:` are told apart by line (stack-frames.ts).
 
 const newline = 0x0a
+const hash = 0x23
+const bracket = 0x5b
 /** Record openers that, when absent, mean there is nothing to join (the common case). */
 const openers = ['####<', '[#|', '[[\n', '[[\r\n'].map((opener) => Buffer.from(opener))
 /** More message lines than this in one record are a log that is not what it looks like. */
@@ -29,31 +31,30 @@ const traceStart =
 export function joinWrappedRecords(bytes: Buffer): Buffer | null {
   if (!mayHoldWrappedRecords(bytes)) return null
   let joined: Buffer | null = null
-  let kind: Kind | null = null
-  let joining = false
+  let open: Kind | null = null // the record whose message lines are being joined
   let joinedLines = 0
   for (let start = 0; start < bytes.length; ) {
     const nl = bytes.indexOf(newline, start)
     const end = nl === -1 ? bytes.length : nl
-    const line = bytes.toString('latin1', start, Math.min(end, start + 4096))
-    const opened = openerKind(line)
-    if (opened) {
-      kind = opened
-      joining = !closes(kind, line, true)
-      joinedLines = 0
-    } else if (kind && joining) {
-      if (kind === 'odl' && /^\s*\]\]\s*$/.test(line)) {
-        kind = null
-      } else if (traceStart.test(line) || isFrameSegment(line) || joinedLines >= maxJoinedLines) {
-        joining = false
-      } else {
-        joined ??= Buffer.from(bytes)
-        joined[start - 1] = 0x20 // the newline that ended the previous line of the record
-        joinedLines++
-        joining = !closes(kind, line, false)
+    // Outside a message only an opener matters, and every opener starts with `#` or `[`.
+    if (open || bytes[start] === hash || bytes[start] === bracket) {
+      const line = bytes.toString('latin1', start, Math.min(end, start + 4096))
+      const opened = openerKind(line)
+      if (opened) {
+        open = closes(opened, line, true) ? null : opened
+        joinedLines = 0
+      } else if (open === 'odl' && /^\s*\]\]\s*$/.test(line)) {
+        open = null
+      } else if (open) {
+        if (traceStart.test(line) || isFrameSegment(line) || joinedLines >= maxJoinedLines) {
+          open = null
+        } else {
+          joined ??= Buffer.from(bytes)
+          joined[start - 1] = 0x20 // the newline that ended the previous line of the record
+          joinedLines++
+          if (closes(open, line, false)) open = null
+        }
       }
-    } else if (kind === 'ulf' && line.includes('|#]')) {
-      kind = null
     }
     if (nl === -1) break
     start = nl + 1

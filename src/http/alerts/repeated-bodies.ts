@@ -29,8 +29,7 @@ export class RepeatedBodies {
   lookup(text: string): object | undefined {
     const body = this.byText.get(text)
     if (body === undefined || body === seenOnce) return undefined
-    this.byText.delete(text)
-    this.byText.set(text, body)
+    this.touch(text, body)
     return body
   }
 
@@ -41,17 +40,26 @@ export class RepeatedBodies {
   remember(text: string, body: unknown): unknown {
     if (text.length > maxBodyChars || typeof body !== 'object' || body === null) return body
     const known = this.byText.get(text)
-    if (known !== undefined && known !== seenOnce) return known
-    if (known === undefined) this.totalChars += text.length
-    else this.byText.delete(text)
-    if (known === seenOnce) deepFreeze(body)
-    this.byText.set(text, known === seenOnce ? body : seenOnce)
-    for (const oldest of this.byText.keys()) {
-      if (this.totalChars <= maxTotalChars) break
-      this.byText.delete(oldest)
-      this.totalChars -= oldest.length
+    if (known === undefined) {
+      this.byText.set(text, seenOnce)
+      this.totalChars += text.length
+      for (const oldest of this.byText.keys()) {
+        if (this.totalChars <= maxTotalChars) break
+        this.byText.delete(oldest)
+        this.totalChars -= oldest.length
+      }
+      return body
     }
+    if (known !== seenOnce) return known
+    deepFreeze(body)
+    this.touch(text, body)
     return body
+  }
+
+  /** Makes `text` the most recently seen (a Map iterates in insertion order). */
+  private touch(text: string, value: object): void {
+    this.byText.delete(text)
+    this.byText.set(text, value)
   }
 
   /**

@@ -50,12 +50,12 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
   // poisoning refused, with a repeated body parsed once.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
-    const known = repeats.lookup(text as string)
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text: string, done) => {
+    const known = repeats.lookup(text)
     if (known !== undefined) return done(null, known)
-    parseJson(request, text as string, (error, body) => {
+    parseJson(request, text, (error, body) => {
       if (error) done(error, undefined)
-      else done(null, repeats.remember(text as string, body))
+      else done(null, repeats.remember(text, body))
     })
   })
 
