@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { Ajv2020, type ErrorObject, type Options } from 'ajv/dist/2020.js'
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
 import type { ErrorDetail } from './errors.js'
+import { dateTimeFormat } from './instant.js'
 import { schemasDir } from './paths.js'
 
 // ajv-formats is CommonJS: under NodeNext its callable lives on `default`.
@@ -13,6 +14,8 @@ const addFormats = (ajvFormatsModule as unknown as { default: FormatsPlugin }).d
 export function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, ...options })
   addFormats(ajv)
+  // Every instant a schema accepts is read by the one parser, so the two cannot disagree.
+  ajv.addFormat('date-time', dateTimeFormat)
   return ajv
 }
 

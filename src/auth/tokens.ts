@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { ConfigError } from '../config/load.js'
+import { toInstant } from '../instant.js'
 import type { ApiTokenFile } from '../schema-types/api-token-file.js'
 import { sha256Bytes } from '../sha256.js'
 
@@ -60,7 +61,7 @@ export function readTokensFile(file: string): TokenEntry[] {
     const hash = entry.sha256 ? Buffer.from(entry.sha256, 'hex') : sha256Bytes(entry.token as string)
     const scopes = entry.scopes ?? allScopes
     return entry.expiresAt
-      ? { name: entry.name, hash, scopes, expiresAt: Date.parse(entry.expiresAt) }
+      ? { name: entry.name, hash, scopes, expiresAt: toInstant(entry.expiresAt) }
       : { name: entry.name, hash, scopes }
   })
 }

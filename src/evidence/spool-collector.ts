@@ -1,6 +1,7 @@
 import { closeSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createAjv, loadSchema } from '../ajv.js'
+import { toInstant } from '../instant.js'
 import type { SpoolRecord } from '../schema-types/spool-record.js'
 import { allowedPath } from './allowed-path.js'
 import { openRegularFile, unreadableReason } from './regular-file.js'
@@ -69,7 +70,7 @@ export function collectSpool(
       error: `unreadable (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     }
   }
-  const start = Date.parse(select.startsAt)
+  const start = toInstant(select.startsAt)
   const from = start - spoolWindow.beforeMs
   const to = start + spoolWindow.afterMs
   const skipped: SpoolEvidence['skipped'] = []
@@ -80,7 +81,7 @@ export function collectSpool(
     else dated.push({ name, path: inside.path, mtime: statMtime(inside.path) })
   }
   const newest = dated.sort((a, b) => b.mtime - a.mtime).slice(0, maxFiles)
-  const records: SpoolRecord[] = []
+  const records: Array<{ record: SpoolRecord; at: number }> = []
   let invalidLines = 0
   let files = 0
   for (const { name, path } of newest) {
@@ -107,10 +108,10 @@ export function collectSpool(
       }
       const mine =
         (select.container !== undefined && record.container === select.container) || record.instance === select.instance
-      const at = Date.parse(record.timestamp)
-      if (mine && at >= from && at <= to) records.push(record)
+      const at = toInstant(record.timestamp)
+      if (mine && at >= from && at <= to) records.push({ record, at })
     }
   }
-  records.sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
-  return { records, files, invalidLines, skipped }
+  records.sort((a, b) => a.at - b.at)
+  return { records: records.map((r) => r.record), files, invalidLines, skipped }
 }

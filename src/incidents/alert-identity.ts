@@ -1,8 +1,7 @@
 import { sha256Hex } from '../sha256.js'
 
-// How the service names an alert and its moments. Nothing here trusts the sender: the
-// identity is computed from the labels, the instants from the timestamps (docs/design.md,
-// "Incidents").
+// How the service names an alert. Nothing here trusts the sender: the identity is computed
+// from the labels (docs/design.md, "Incidents"); instants are read by src/instant.ts.
 
 /**
  * The service's identity of an alert: SHA-256 of its label set, sorted by name. Alertmanager
@@ -81,30 +80,4 @@ class Fnv1a64 {
     const word = (w: number) => (w + 0x10000).toString(16).slice(1)
     return word(this.w3) + word(this.w2) + word(this.w1) + word(this.w0)
   }
-}
-
-const rfc3339 = /^(\d{4})-(\d\d)-(\d\d)[Tt ](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:[Zz]|([+-])(\d\d)(?::?(\d\d))?)$/
-
-/**
- * A timestamp the webhook schema accepted (ajv-formats' RFC 3339 `date-time`) as epoch
- * milliseconds, UTC: the offset applied, digits past the millisecond dropped, a leap
- * second (:60) read as the instant after :59 as Go's time package does. Parsed here
- * rather than by Date.parse, which refuses some forms the schema allows ("+02").
- */
-export function toInstant(text: string): number {
-  const m = rfc3339.exec(text)
-  if (!m) throw new RangeError(`not an RFC 3339 timestamp: ${text.slice(0, 64)}`)
-  const [, year, month, day, hour, minute, second, fraction, sign, offsetHours, offsetMinutes] = m
-  const date = new Date(0)
-  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are (Alertmanager's zero time is year 1).
-  date.setUTCFullYear(Number(year), Number(month) - 1, Number(day))
-  date.setUTCHours(
-    Number(hour),
-    Number(minute),
-    Math.min(Number(second), 59),
-    Number((fraction ?? '').padEnd(3, '0').slice(0, 3)),
-  )
-  const leap = Number(second) === 60 ? 1000 : 0
-  const offset = sign ? (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0)) * 60_000 : 0
-  return date.getTime() + leap - offset
 }

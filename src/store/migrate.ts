@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
-import { alertIdentity, alertmanagerFingerprint, toInstant } from '../incidents/alert-identity.js'
+import { alertIdentity, alertmanagerFingerprint } from '../incidents/alert-identity.js'
+import { toInstant } from '../instant.js'
 import { migrationsDir } from '../paths.js'
 
 const fileName = /^(\d{4})_[a-z0-9_]+\.sql$/

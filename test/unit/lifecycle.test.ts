@@ -1,8 +1,9 @@
 import fnv1a from '@sindresorhus/fnv1a'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { alertIdentity, alertmanagerFingerprint, toInstant } from '../../src/incidents/alert-identity.js'
+import { alertIdentity, alertmanagerFingerprint } from '../../src/incidents/alert-identity.js'
 import { type IdentityState, type Occurrence, transition } from '../../src/incidents/lifecycle.js'
+import { toInstant } from '../../src/instant.js'
 
 describe('toInstant', () => {
   it.each([

@@ -1,4 +1,5 @@
-import { alertIdentity, alertmanagerFingerprint, sortedNames, toInstant } from '../../incidents/alert-identity.js'
+import { alertIdentity, alertmanagerFingerprint, sortedNames } from '../../incidents/alert-identity.js'
+import { toInstant } from '../../instant.js'
 import type { WebhookPayload } from '../../schema-types/webhook-payload.js'
 import type { AlertEventInput } from '../../store/event-writer.js'
 

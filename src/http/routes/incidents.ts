@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { errors } from '../../errors.js'
+import { toInstant } from '../../instant.js'
 import { categories } from '../../rules/types.js'
 import type { IncidentsRepository } from '../../store/incidents-repository.js'
 import { errorResponses } from '../error-responses.js'
@@ -57,7 +58,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
         ...(q.status ? { status: q.status } : {}),
         ...(q.instance ? { instance: q.instance } : {}),
         ...(q.category ? { category: q.category } : {}),
-        ...(q.since ? { since: Date.parse(q.since) } : {}),
+        ...(q.since ? { since: toInstant(q.since) } : {}),
         ...(q.cursor ? { after: decodeCursor(q.cursor) } : {}),
       })
       return { incidents: page.incidents, nextCursor: page.next ? encodeCursor(page.next) : null }
