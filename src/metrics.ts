@@ -21,6 +21,7 @@ export interface Metrics {
   analysisTimeouts: Counter
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
+  untrustedTimestamps: Counter<'field'>
   storageWritable: Gauge
   storageFaults: Counter<'operation'>
   requestsRejected: Counter<'reason'>
@@ -172,6 +173,16 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
     fingerprintMismatches: counter(
       'diagnostic_fingerprint_mismatches_total',
       'Alerts whose sender-claimed fingerprint is not the fingerprint of their labels (ignored; the labels decide)',
+    ),
+    untrustedTimestamps: withSeries(
+      new Counter({
+        name: 'diagnostic_untrusted_timestamps_total',
+        help: 'Alert timestamps not believed: further ahead of their receipt than DIAG_CLOCK_SKEW_SECONDS (a sender clock gone wrong)',
+        labelNames: ['field'],
+        registers,
+      }),
+      'field',
+      ['startsAt', 'endsAt'],
     ),
   }
 }

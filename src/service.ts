@@ -71,13 +71,17 @@ export async function startService(config: Config, logger = createLogger(config.
   let worker: Worker | undefined
   const writer = new EventWriter(storage.db, {
     queueCapacity: config.queueCapacity,
+    clockSkewMs: config.clockSkewSeconds * 1000,
+    untrusted: storage.metrics.untrustedTimestamps,
     commits: storage.metrics.ingestCommits,
     onQueued: () => worker?.kick(),
     health: storage.health,
   })
   const app = await createApp(config, storage, tokens, writer, rules, tls.files, logger)
   storage.useLog(app.log)
-  const background = createBackground(config, storage, rules, app.log)
+  const background = createBackground(config, storage, rules, writer.heard, app.log)
+  // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
+  writer.heard.start(60_000, (error) => storage.health.failed('heard_occurrences', error))
   const stop = stopOnce(config, app, storage, writer, background, () => worker)
   await listen(app, config, storage, background)
   let startupError: Error | undefined
@@ -173,6 +177,7 @@ function stopOnce(
       storage.health.stop()
       background.housekeeping.stop()
       background.stallMonitor.stop()
+      writer.heard.stop()
       // Requests in flight get half the shutdown bound to finish; then every connection
       // still open (a client that pipelines and never reads, say) is cut.
       const cut = setTimeout(() => app.server.closeAllConnections(), Math.floor(config.shutdownTimeoutMs / 2))

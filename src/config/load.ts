@@ -24,6 +24,8 @@ export interface Config {
   queueCapacity: number
   queueStallSeconds: number
   followWaitSeconds: number
+  /** How far ahead of its receipt an alert's start or end is still believed (docs/design.md, "Incidents"). */
+  clockSkewSeconds: number
   maxCustomRules: number
   logLevel: LogLevel
   rateLimits: { perToken: number; perAddress: number }
@@ -140,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
     followWaitSeconds: Number(value.DIAG_FOLLOW_WAIT_SECONDS),
+    clockSkewSeconds: Number(value.DIAG_CLOCK_SKEW_SECONDS),
     maxCustomRules: Number(value.DIAG_MAX_CUSTOM_RULES),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimits: {

@@ -44,6 +44,7 @@ export const configSchema = {
     DIAG_QUEUE_STALL_SECONDS: integer(1, 3600, { default: 30 }),
     // How long a recovery (or re-fire) report waits for the diagnosis of its incident.
     DIAG_FOLLOW_WAIT_SECONDS: integer(0, 86_400, { default: 300 }),
+    DIAG_CLOCK_SKEW_SECONDS: integer(0, 86_400, { default: 300 }),
     DIAG_LOG_LEVEL: {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       description: 'one of fatal, error, warn, info, debug, trace, silent',

@@ -16,21 +16,30 @@ export interface Occurrence {
   firedLate: boolean
   /** The event whose mail the next mail of this occurrence follows. */
   lastMailEventId: string | null
+  /** Its start was believed: not further ahead of its receipt than the clock skew allowed. */
+  startBelieved: boolean
 }
 
 /** What the store knows of the identity, around the notification's start instant. */
 export interface IdentityState {
   /** The occurrence with the notification's start instant. */
   same: Occurrence | undefined
-  /** The occurrence with the latest start instant, if any. */
+  /** The occurrence with the latest believed start instant, if any. */
   newest: Occurrence | undefined
-  /** The occurrence with the earliest start after the notification's, if any. */
+  /** The occurrence with the earliest believed start after the notification's, if any. */
   next: Occurrence | undefined
+  /** The open occurrence, believed or not; read only when `same` is undefined. */
+  open: Occurrence | undefined
 }
 
 export interface Notification {
   status: 'firing' | 'resolved'
   startsAt: number
+  /**
+   * The start lies no further ahead of the notification's receipt than the clock skew the
+   * service allows. An unbelieved start (a sender's clock far ahead) never orders occurrences.
+   */
+  startBelieved: boolean
 }
 
 /** The mail an event produces: a diagnosis report, a re-fire report or a recovery. */
@@ -67,8 +76,9 @@ export const mailOf: Record<TransitionKind, MailKind | null> = {
   unmatched_resolution: null,
 }
 
+/** The open occurrence a believed start closes: an older one, or one whose start was not believed. */
 const openOlder = (state: IdentityState, startsAt: number) =>
-  state.newest?.status === 'open' && state.newest.startsAt < startsAt ? state.newest : undefined
+  state.open && (!state.open.startBelieved || state.open.startsAt < startsAt) ? state.open : undefined
 
 /**
  * Alertmanager holds one alert per label set, so at most one occurrence of an identity is
@@ -77,6 +87,12 @@ const openOlder = (state: IdentityState, startsAt: number) =>
 export function transition(state: IdentityState, notification: Notification): Transition {
   const { same } = state
   if (notification.status === 'firing') {
+    if (!same && !notification.startBelieved) {
+      // A start from a clock far ahead: while the alert is open it is that occurrence's copy,
+      // otherwise it opens one that any believed start will close.
+      if (state.open) return { kind: 'duplicate', occurrence: state.open }
+      return { kind: 'opened', supersedes: undefined }
+    }
     if (!same) {
       if (state.next) return { kind: 'stale_firing', supersededBy: state.next }
       return { kind: 'opened', supersedes: openOlder(state, notification.startsAt) }
@@ -88,7 +104,10 @@ export function transition(state: IdentityState, notification: Notification): Tr
     }
     return { kind: 'duplicate', occurrence: same }
   }
-  if (!same) return { kind: 'unmatched_resolution', supersedes: openOlder(state, notification.startsAt) }
+  if (!same) {
+    const supersedes = notification.startBelieved ? openOlder(state, notification.startsAt) : undefined
+    return { kind: 'unmatched_resolution', supersedes }
+  }
   if (same.status === 'open') return { kind: 'resolved', occurrence: same }
   if (same.status === 'superseded') return { kind: 'resolved_superseded', occurrence: same }
   return { kind: 'duplicate', occurrence: same }

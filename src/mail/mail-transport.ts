@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
 import { composeMessage, messageOptions } from './mime-message.js'
@@ -8,8 +8,12 @@ export interface MailTransport {
   /** Delivers or throws; an error with `responseCode` >= 500 is permanent (D24). */
   send(mail: OutgoingMail): Promise<void>
   close(): void
+  /** Removes what it kept of these events' mails, if it keeps anything (retention). */
+  forget?(eventIds: readonly string[]): void
   readonly description: string
 }
+
+const mailKinds = ['diagnosis', 'refire', 'recovery'] as const
 
 /**
  * SMTP through nodemailer's pool, which never retries on its own (maxRequeues 0, tight
@@ -50,6 +54,10 @@ export function fileTransport(dir: string, from: string): MailTransport {
       const temporary = join(dir, `.${name}.tmp`)
       writeFileSync(temporary, message, { mode: 0o600 })
       renameSync(temporary, join(dir, name))
+    },
+    // The outbox folder is pruned with the incidents its files belong to.
+    forget: (eventIds) => {
+      for (const id of eventIds) for (const kind of mailKinds) rmSync(join(dir, `${id}-${kind}.eml`), { force: true })
     },
     close: () => {},
   }

@@ -10,6 +10,7 @@ import { checkTemplates } from '../report/template-check.js'
 import { loadTemplates } from '../report/templates.js'
 import type { RulesService } from '../rules/rules-service.js'
 import { seedCustomRules } from '../rules/seed.js'
+import type { HeardOccurrences } from '../store/heard-occurrences.js'
 import { Housekeeping } from '../store/housekeeping.js'
 import { sqliteOutboxStore } from '../store/outbox-store.js'
 import { pruneOlderThan } from '../store/retention.js'
@@ -37,6 +38,7 @@ export function createBackground(
   config: Config,
   storage: Storage,
   rules: RulesService,
+  heard: HeardOccurrences,
   log: FastifyBaseLogger,
 ): Background {
   const { db, metrics, readiness, health } = storage
@@ -68,7 +70,11 @@ export function createBackground(
     { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
   )
   const housekeeping = new Housekeeping(
-    (cutoff) => pruneOlderThan(db, cutoff),
+    (cutoff) => {
+      const pruned = pruneOlderThan(db, cutoff, heard)
+      transport.forget?.(pruned.eventIds)
+      return pruned.records
+    },
     metrics,
     { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
     log.child({ component: 'housekeeping' }),

@@ -2,6 +2,7 @@ import { StoreError } from '../errors.js'
 import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
+import { HeardOccurrences } from './heard-occurrences.js'
 import { uuidv7 } from './ids.js'
 import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
@@ -54,19 +55,26 @@ export class EventWriter {
   private readonly ledger: IncidentLedger
   private readonly answers: DuplicateAnswers
   private readonly statements
+  /** When each occurrence was last heard, its duplicates included (retention reads it). */
+  readonly heard: HeardOccurrences
 
   constructor(
     db: Db,
     private readonly options: {
       queueCapacity: number
+      /** How far ahead of its receipt a start is still believed (DIAG_CLOCK_SKEW_SECONDS); 5 min by default. */
+      clockSkewMs?: number
       now?: () => number
+      /** Counts the timestamps not believed, by field. */
+      untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
       commits?: { inc: () => void }
       /** Called after each commit that queued events (wakes the worker). */
       onQueued?: () => void
       health?: StorageHealthPort
     },
   ) {
-    this.ledger = new IncidentLedger(db)
+    this.ledger = new IncidentLedger(db, options.clockSkewMs ?? 300_000)
+    this.heard = new HeardOccurrences(db)
     this.answers = DuplicateAnswers.of(db)
     this.statements = {
       queuedCount: db.prepare("SELECT items FROM queue_depth WHERE status = 'queued'").pluck(),
@@ -92,6 +100,7 @@ export class EventWriter {
 
   /** Resolves after the request's events are committed (or rejects with a StoreError). */
   submit(request: IngestRequest): Promise<IngestOutcome> {
+    this.countUntrusted(request)
     const known = this.knownDuplicates(request)
     if (known) return Promise.resolve(known)
     return this.batcher
@@ -104,6 +113,7 @@ export class EventWriter {
   /** Writes everything pending now; also used on shutdown before the database closes. */
   flush(): void {
     this.batcher.flush()
+    this.heard.write()
   }
 
   /**
@@ -124,11 +134,12 @@ export class EventWriter {
    */
   private knownDuplicates(request: IngestRequest): IngestOutcome | undefined {
     const events: IngestedEvent[] = []
+    const now = this.now()
     for (const alert of request.alerts) {
       const { identity, startsAt, status } = alert
       let answer = this.answers.get(identity, startsAt, status)
       if (!answer) {
-        const t = this.ledger.peek(alert)
+        const t = this.ledger.peek(alert, now)
         if (t.kind !== 'duplicate') return undefined
         answer = this.repeatedBy(alert, t)
         // Read outside any transaction: committed state, safe to remember.
@@ -136,12 +147,25 @@ export class EventWriter {
       }
       events.push(duplicateEvent(alert, answer))
     }
+    for (const event of events) this.heard.heard(event.incidentId, now)
     return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
   }
 
   /** For a notification that changes nothing: its incident and the stored event it repeats. */
   private repeatedBy(alert: AlertEventInput, t: Extract<Transition, { kind: 'duplicate' }>): DuplicateAnswer {
     return { incidentId: t.occurrence.id, eventId: this.ledger.repeated(t, alert.status) }
+  }
+
+  /** Said, not refused: a 4xx would make Alertmanager drop the whole group for good. */
+  private countUntrusted(request: IngestRequest): void {
+    if (!this.options.untrusted) return
+    const now = this.now()
+    for (const alert of request.alerts) {
+      if (!this.ledger.believed(alert.startsAt, now)) this.options.untrusted.inc({ field: 'startsAt' })
+      if (alert.endsAt !== null && alert.status === 'resolved' && !this.ledger.believed(alert.endsAt, now)) {
+        this.options.untrusted.inc({ field: 'endsAt' })
+      }
+    }
   }
 
   private now(): number {
@@ -159,6 +183,7 @@ export class EventWriter {
       const t = applied.transition
       if (t.kind === 'duplicate') {
         events.push(duplicateEvent(alert, this.repeatedBy(alert, t)))
+        this.heard.heard(t.occurrence.id, now)
         continue
       }
       // Named one by one: spreading `alert` first made this object cost microseconds.

@@ -13,6 +13,8 @@ interface IncidentRow {
   rule_name: string | null
   category: string | null
   classification: string | null
+  opened_at: number
+  start_believed: number
 }
 
 function toIncident(row: IncidentRow): IncidentRecord {
@@ -23,6 +25,8 @@ function toIncident(row: IncidentRow): IncidentRecord {
     status: row.status,
     endedAt: row.ended_at,
     firingEventId: row.firing_event_id,
+    openedAt: row.opened_at,
+    startBelieved: row.start_believed === 1,
     headline:
       row.branch && row.rule_name && row.category && row.classification
         ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }

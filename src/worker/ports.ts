@@ -39,6 +39,10 @@ export interface IncidentRecord {
   endedAt: number | null
   firingEventId: string | null
   headline: Headline | null
+  /** When the service first heard of it (epoch ms). */
+  openedAt: number
+  /** Its start was believed; otherwise durations and the evidence window count from `openedAt`. */
+  startBelieved: boolean
 }
 
 /** Where the event an event follows stands: its result committed, still in the queue, or neither. */

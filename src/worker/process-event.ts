@@ -80,6 +80,11 @@ type Commit = WorkerStore['commit']
 /** What the report says of the occurrence's life, when it is more than "firing now". */
 function lifecycleNote(event: StoredEvent, incident: IncidentRecord): string | null {
   const notes: string[] = []
+  if (!incident.startBelieved) {
+    notes.push(
+      `The alert's startsAt ${event.startsAtText} was not believed: it lies ${formatDuration(event.startsAt - event.receivedAt)} ahead of its receipt, more than the clock skew this service allows (a sender's clock gone wrong?); the evidence window and durations count from its receipt at ${iso(event.receivedAt)}.`,
+    )
+  }
   if (event.transition === 'refired') {
     notes.push('Re-fired: this alert had been reported resolved and fires again with the same start time.')
   }
@@ -102,7 +107,13 @@ async function diagnose(
   commit: Commit,
 ): Promise<string> {
   const collected = await collectEvidence(
-    { alertname: event.alertname, instance: event.instance, severity: event.severity, startsAt: event.startsAtText },
+    {
+      alertname: event.alertname,
+      instance: event.instance,
+      severity: event.severity,
+      // An unbelieved start says nothing of when the failure was: the receipt does.
+      startsAt: incident.startBelieved ? event.startsAtText : iso(incident.openedAt),
+    },
     deps.inventory,
     {
       httpTimeoutMs: deps.httpTimeoutMs,
@@ -172,14 +183,15 @@ async function recover(
 ): Promise<string> {
   const now = deps.now()
   const endedAt = incident.endedAt ?? event.receivedAt
-  const duration = formatDuration(endedAt - incident.startsAt)
+  const startedAt = incident.startBelieved ? incident.startsAt : incident.openedAt
+  const duration = formatDuration(endedAt - startedAt)
   const rendered = deps.templates.recovery({
     generatedAt: now.toISOString(),
     version: deps.version,
     alert: alertView(event, incident),
     incident: {
       id: incident.id,
-      openedAt: iso(incident.startsAt),
+      openedAt: iso(startedAt),
       resolvedAt: iso(endedAt),
       duration,
       notifiedAfter: formatDuration(event.receivedAt - endedAt),

@@ -159,6 +159,7 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
     const db = t.service.db
     const rulesBefore = db.prepare('SELECT count(*) FROM rules').pluck().get()
     db.prepare('UPDATE events SET received_at = 0 WHERE incident_id = ?').run(ids.inc0003)
+    db.prepare('UPDATE incidents SET last_heard_at = 0 WHERE id = ?').run(ids.inc0003)
     expect(t.service.housekeeping.runOnce()).toBe(2) // the event and its incident
     expect(db.prepare('SELECT count(*) FROM incidents WHERE id = ?').pluck().get(ids.inc0003)).toBe(0)
     expect(db.prepare('SELECT count(*) FROM events WHERE incident_id = ?').pluck().get(ids.inc0003)).toBe(0)
@@ -178,6 +179,7 @@ describe('housekeeping with events still waiting', () => {
     try {
       await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'wait0001' })]) })
       t.service.db.prepare('UPDATE events SET received_at = 0').run()
+      t.service.db.prepare('UPDATE incidents SET last_heard_at = 0').run()
       expect(t.service.housekeeping.runOnce()).toBe(0)
       expect(t.count('events')).toBe(1)
     } finally {

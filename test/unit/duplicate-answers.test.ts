@@ -82,7 +82,7 @@ describe('duplicate answers', () => {
     const first = await send(firing)
     db.prepare('DELETE FROM queue_items').run() // processed: retention may remove it
     await send(firing)
-    expect(pruneOlderThan(db, Date.now() + 60_000)).toBeGreaterThan(0)
+    expect(pruneOlderThan(db, Date.now() + 60_000).records).toBeGreaterThan(0)
     const again = await send(firing)
     expect(again).toMatchObject({ transition: 'opened', duplicate: false })
     expect(again.incidentId).not.toBe(first.incidentId)

@@ -54,7 +54,7 @@ describe('host faults on each path that writes', () => {
     const counters = { recordsPruned: counter(), housekeepingRuns: counter(), workerFailures: counter() }
     const log = { info: () => {}, error: () => {} }
     const housekeeping = new Housekeeping(
-      (cutoff) => pruneOlderThan(db, cutoff),
+      (cutoff) => pruneOlderThan(db, cutoff).records,
       counters,
       { retentionDays: 30, intervalMs: 3_600_000 },
       log,

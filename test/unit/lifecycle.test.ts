@@ -65,13 +65,20 @@ const occurrence = (over: Partial<Occurrence>): Occurrence => ({
   fired: true,
   firedLate: false,
   lastMailEventId: null,
+  startBelieved: true,
   ...over,
 })
-const state = (same?: Occurrence, newest = same, next?: Occurrence): IdentityState => ({ same, newest, next })
+// As the ledger reads it: with no occurrence at the start, the open one (at most one is open).
+const state = (same?: Occurrence, newest = same, next?: Occurrence, open = newest): IdentityState => ({
+  same,
+  newest,
+  next,
+  open: same === undefined && open?.status === 'open' ? open : undefined,
+})
 
 describe('lifecycle transitions', () => {
-  const firing = { status: 'firing' as const, startsAt: 100 }
-  const resolution = { status: 'resolved' as const, startsAt: 100 }
+  const firing = { status: 'firing' as const, startsAt: 100, startBelieved: true }
+  const resolution = { status: 'resolved' as const, startsAt: 100, startBelieved: true }
 
   it('opens a new occurrence and supersedes an older open one', () => {
     expect(transition(state(), firing)).toEqual({ kind: 'opened', supersedes: undefined })
@@ -119,6 +126,32 @@ describe('lifecycle transitions', () => {
     expect(transition(state(undefined, newer, newer), resolution)).toEqual({
       kind: 'unmatched_resolution',
       supersedes: undefined,
+    })
+  })
+
+  describe('a start from a clock far ahead (not believed)', () => {
+    const ahead = { status: 'firing' as const, startsAt: 10_000, startBelieved: false }
+
+    it('is a copy of the open occurrence, whatever its start', () => {
+      const open = occurrence({ id: 'real', startsAt: 50 })
+      expect(transition(state(undefined, open), ahead)).toEqual({ kind: 'duplicate', occurrence: open })
+    })
+
+    it('opens an occurrence when none is open, which a believed start then closes, earlier or not', () => {
+      expect(transition(state(), ahead)).toEqual({ kind: 'opened', supersedes: undefined })
+      const unbelieved = occurrence({ id: 'ahead', startsAt: 10_000, startBelieved: false })
+      // The ledger never offers an unbelieved occurrence as `next` or `newest`.
+      expect(transition(state(undefined, undefined, undefined, unbelieved), firing)).toEqual({
+        kind: 'opened',
+        supersedes: unbelieved,
+      })
+    })
+
+    it('never closes another occurrence with a resolution of its own', () => {
+      const open = occurrence({ id: 'real', startsAt: 50 })
+      expect(
+        transition(state(undefined, open), { status: 'resolved', startsAt: 10_000, startBelieved: false }),
+      ).toEqual({ kind: 'unmatched_resolution', supersedes: undefined })
     })
   })
 })

@@ -61,8 +61,8 @@ function previousVersionDb() {
 describe('migration 0004 (incident lifecycle)', () => {
   it('moves the previous version’s events and incidents onto the lifecycle', () => {
     const db = previousVersionDb()
-    // 0004 and those after it (0005 adds the custom rules' priority).
-    expect(runMigrations(db)).toEqual([4, 5])
+    // 0004 and those after it (0005 adds the custom rules' priority, 0006 believed starts and hearing).
+    expect(runMigrations(db)).toEqual([4, 5, 6])
     expect(db.pragma('foreign_key_check')).toEqual([])
     const incidentOf = (eventId: string) =>
       db
@@ -87,5 +87,24 @@ describe('migration 0004 (incident lifecycle)', () => {
     expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(1)
     expect(db.prepare('SELECT count(*) FROM events WHERE incident_id IS NULL').pluck().get()).toBe(0)
     expect(db.prepare("SELECT id FROM incidents WHERE status = 'open' ORDER BY id").pluck().all()).toEqual(['i1', 'i4'])
+    // 0006: every incident was last heard at its latest event, and its start is believed.
+    expect(
+      db
+        .prepare(`SELECT count(*) FROM incidents i WHERE start_believed = 1
+          AND last_heard_at = (SELECT max(received_at) FROM events WHERE incident_id = i.id)`)
+        .pluck()
+        .get(),
+    ).toBe(db.prepare('SELECT count(*) FROM incidents').pluck().get())
+    // At most one open occurrence per alert, by the database itself.
+    const open = db.prepare("SELECT * FROM incidents WHERE status = 'open' LIMIT 1").get() as Record<string, unknown>
+    expect(() => db.prepare('INSERT INTO incidents SELECT * FROM incidents WHERE id = ?').run(open.id)).toThrow(
+      /UNIQUE/,
+    )
+    expect(() =>
+      db
+        .prepare(`INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity, status,
+          opened_at) VALUES ('x', ?, 'f', ?, 'a', 'i', 's', 'open', 0)`)
+        .run(open.identity, (open.starts_at as number) + 1),
+    ).toThrow(/UNIQUE constraint failed: incidents.identity/)
   })
 })
