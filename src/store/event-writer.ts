@@ -1,4 +1,5 @@
 import { StoreError } from '../errors.js'
+import { redactAlert, redactGroupKey } from '../evidence/redact-alert.js'
 import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
@@ -16,8 +17,8 @@ export interface AlertEventInput extends LedgerNotification {
   /** startsAt and endsAt as sent. */
   startsAtText: string
   endsAtText: string | null
-  /** The alert object as received, labels and annotations included. */
-  alert: unknown
+  /** The alert object as received, labels and annotations included (stored redacted). */
+  alert: { labels: Record<string, string>; annotations?: Record<string, string>; generatorURL?: string }
 }
 
 export interface IngestRequest {
@@ -199,9 +200,10 @@ export class EventWriter {
         alertname: alert.alertname,
         instance: alert.instance,
         severity: alert.severity,
-        alert: JSON.stringify(alert.alert),
+        // Redacted here, for stored notifications only: a duplicate costs nothing more.
+        alert: JSON.stringify(redactAlert(alert.alert)),
         receiver: request.receiver,
-        groupKey: request.groupKey,
+        groupKey: redactGroupKey(request.groupKey),
         principal: request.principal,
         receivedAt: now,
         incidentId: applied.incidentId,

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
+import { redactAlert, redactGroupKey } from '../evidence/redact-alert.js'
 import { alertIdentity, alertmanagerFingerprint } from '../incidents/alert-identity.js'
 import { toInstant } from '../instant.js'
 import { migrationsDir } from '../paths.js'
@@ -18,6 +19,10 @@ function registerFunctions(db: Database.Database): void {
   db.function('diag_identity', { deterministic: true }, (alert) => alertIdentity(labelsOf(String(alert))))
   db.function('diag_fingerprint', { deterministic: true }, (alert) => alertmanagerFingerprint(labelsOf(String(alert))))
   db.function('diag_instant', { deterministic: true }, (text) => (text === null ? null : toInstant(String(text))))
+  db.function('diag_redact_alert', { deterministic: true }, (alert) =>
+    JSON.stringify(redactAlert(JSON.parse(String(alert)) as Parameters<typeof redactAlert>[0])),
+  )
+  db.function('diag_redact_group_key', { deterministic: true }, (key) => redactGroupKey(String(key)))
 }
 
 /** Applies each numbered migration once, in order, each in its own IMMEDIATE transaction. */

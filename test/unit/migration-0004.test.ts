@@ -55,6 +55,14 @@ function previousVersionDb() {
   add('e7', 'queued', 'resolved', '2026-11-01T10:00:00Z', 7)
   queue.run('e6', 'queued')
   queue.run('e7', 'queued')
+  // A notification stored before labels and annotations were redacted (0007).
+  db.prepare(`UPDATE events SET group_key = '{}:{db_password="hunter2-old"}', alert = ? WHERE id = 'e5'`).run(
+    JSON.stringify({
+      labels: { ...labels('lost'), db_password: 'hunter2-old' },
+      annotations: { description: 'datasource url jdbc:mysql://app:S3cretOld@db:3306/x' },
+      generatorURL: 'https://prom:S3cretOld@prom.example/graph',
+    }),
+  )
   return db
 }
 
@@ -62,7 +70,7 @@ describe('migration 0004 (incident lifecycle)', () => {
   it('moves the previous version’s events and incidents onto the lifecycle', () => {
     const db = previousVersionDb()
     // 0004 and those after it (0005 adds the custom rules' priority, 0006 believed starts and hearing).
-    expect(runMigrations(db)).toEqual([4, 5, 6])
+    expect(runMigrations(db)).toEqual([4, 5, 6, 7])
     expect(db.pragma('foreign_key_check')).toEqual([])
     const incidentOf = (eventId: string) =>
       db
@@ -87,6 +95,10 @@ describe('migration 0004 (incident lifecycle)', () => {
     expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(1)
     expect(db.prepare('SELECT count(*) FROM events WHERE incident_id IS NULL').pluck().get()).toBe(0)
     expect(db.prepare("SELECT id FROM incidents WHERE status = 'open' ORDER BY id").pluck().all()).toEqual(['i1', 'i4'])
+    // 0007: what was stored before is redacted like what is stored now.
+    const stored = db.prepare("SELECT alert || group_key FROM events WHERE id = 'e5'").pluck().get() as string
+    expect(stored).not.toMatch(/hunter2-old|S3cretOld/)
+    expect(stored).toContain('[REDACTED]')
     // 0006: every incident was last heard at its latest event, and its start is believed.
     expect(
       db

@@ -35,7 +35,7 @@ describe('store', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(runMigrations(db)).toEqual([])
-    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1, 2, 3, 4, 5, 6])
+    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7])
   })
 
   it('keeps queue_depth equal to the real counts through inserts, status changes and deletes', () => {
@@ -71,7 +71,7 @@ describe('store', () => {
 
   it('loses only the failing request of a batch (one savepoint per request)', async () => {
     const writer = new EventWriter(db, { queueCapacity: 100 })
-    const circular: Record<string, unknown> = {}
+    const circular: { labels: Record<string, string>; self?: unknown } = { labels: {} }
     circular.self = circular // JSON.stringify throws inside the transaction
     const results = await Promise.allSettled([
       writer.submit(request(event('ok1'))),
