@@ -3,34 +3,52 @@ import { mask } from './secret-signatures.js'
 
 // What an alert carries besides logs (labels, annotations, generatorURL, the group key) is
 // redacted with the rules of the logs before it is stored, and so before it reaches a
-// report or the incidents API (docs/design.md, "Secret redaction"). Over-redacting is safe.
+// report or the incidents API (docs/design.md, "Incidents"). Over-redacting is safe.
+
+type Entry = [name: string, value: string]
 
 /**
- * One value under its name: the value is read as `name=value`, so that a label named
- * `db_password` loses its value as `db_password=...` in a log line would. When the rules
- * rewrote the name too, the whole value goes.
+ * Values under their names, each read as a line `name=value`, so that a label named
+ * `db_password` loses its value as `db_password=...` in a log would. All in one redaction
+ * pass (one scan instead of one a value: 34 us an alert before); redaction keeps the number
+ * of lines, so the text splits back into its values. When the rules rewrote a name too,
+ * its whole value goes.
  */
-export function redactNamedValue(name: string, value: string): string {
-  const prefix = `${name}=`
-  const redacted = redact(`${prefix}${value}`)
-  if (redacted === `${prefix}${value}`) return value
-  return redacted.startsWith(prefix) ? redacted.slice(prefix.length) : mask
+function redactEntries(entries: readonly Entry[]): string[] {
+  const lines = entries.map(([name, value]) => `${name}=${value}`)
+  const text = lines.join('\n')
+  const redacted = redact(text)
+  if (redacted === text) return entries.map(([, value]) => value)
+  const out = redacted.split('\n')
+  let at = 0
+  return entries.map(([name], i) => {
+    const count = (lines[i] as string).split('\n').length
+    const line = out.slice(at, at + count).join('\n')
+    at += count
+    return line.startsWith(`${name}=`) ? line.slice(name.length + 1) : mask
+  })
 }
 
-function redactRecord(record: Record<string, string> | undefined): Record<string, string> | undefined {
-  if (record === undefined) return undefined
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(record)) out[name] = redactNamedValue(name, value)
-  return out
+export function redactNamedValue(name: string, value: string): string {
+  return redactEntries([[name, value]])[0] as string
 }
 
 /** The alert as stored: its labels, annotations and generatorURL redacted, the rest as sent. */
 export function redactAlert<A extends { labels: Record<string, string>; annotations?: Record<string, string> }>(
   alert: A & { generatorURL?: string },
 ): A {
-  const redacted: A & { generatorURL?: string } = { ...alert, labels: redactRecord(alert.labels) ?? {} }
-  if (alert.annotations !== undefined) redacted.annotations = redactRecord(alert.annotations)
-  if (alert.generatorURL !== undefined) redacted.generatorURL = redact(alert.generatorURL)
+  const labels = Object.entries(alert.labels)
+  const annotations = Object.entries(alert.annotations ?? {})
+  const url: Entry[] = alert.generatorURL === undefined ? [] : [['generatorURL', alert.generatorURL]]
+  const values = redactEntries([...labels, ...annotations, ...url])
+  const redacted: A & { generatorURL?: string } = { ...alert }
+  redacted.labels = Object.fromEntries(labels.map(([name], i) => [name, values[i] as string]))
+  if (alert.annotations !== undefined) {
+    redacted.annotations = Object.fromEntries(
+      annotations.map(([name], i) => [name, values[labels.length + i] as string]),
+    )
+  }
+  if (alert.generatorURL !== undefined) redacted.generatorURL = values[values.length - 1] as string
   return redacted
 }
 
