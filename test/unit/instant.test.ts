@@ -3,58 +3,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createAjv } from '../../src/ajv.js'
+import { createAjv, loadSchema, requestValidation } from '../../src/ajv.js'
 import { readTokensFile, TokenVerifier } from '../../src/auth/tokens.js'
 import { collectSpool } from '../../src/evidence/spool-collector.js'
+import { toAlertEvents, type WebhookPayload } from '../../src/http/alerts/alert-events.js'
 import { parseInstant, toInstant } from '../../src/instant.js'
+import { openDatabase } from '../../src/store/database.js'
+import { EventWriter } from '../../src/store/event-writer.js'
+import { alert, webhook } from '../helpers/alerts.js'
+import { form, instant, written } from '../helpers/instants.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'diag-instant-'))
 const dateTime = createAjv().compile({ type: 'string', format: 'date-time' })
-
-/** `instant` (epoch ms, whole seconds or not) written in one of the forms RFC 3339 allows. */
-function written(instant: number, form: { separator: string; zone: string; offsetMinutes: number; digits: number }) {
-  const local = new Date(instant + form.offsetMinutes * 60_000).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ
-  const date = local.slice(0, 10)
-  const time = local.slice(11, 19)
-  const ms = local.slice(20, 23)
-  const fraction = form.digits === 0 ? '' : `.${ms.padEnd(form.digits, '0')}`
-  const abs = Math.abs(form.offsetMinutes)
-  const hh = String(Math.floor(abs / 60)).padStart(2, '0')
-  const mm = String(abs % 60).padStart(2, '0')
-  const sign = form.offsetMinutes < 0 ? '-' : '+'
-  const zone =
-    form.zone === 'Z' || form.zone === 'z'
-      ? form.zone
-      : form.zone === 'hh:mm'
-        ? `${sign}${hh}:${mm}`
-        : form.zone === 'hhmm'
-          ? `${sign}${hh}${mm}`
-          : `${sign}${hh}`
-  return `${date}${form.separator}${time}${fraction}${zone}`
-}
-
-const form = fc.oneof(
-  fc.record({
-    separator: fc.constantFrom('T', 't', ' '),
-    zone: fc.constantFrom('Z', 'z'),
-    offsetMinutes: fc.constant(0),
-    digits: fc.constantFrom(0, 3, 6, 9),
-  }),
-  fc.record({
-    separator: fc.constantFrom('T', 't', ' '),
-    zone: fc.constantFrom('hh:mm', 'hhmm'),
-    offsetMinutes: fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
-    digits: fc.constantFrom(0, 3, 6, 9),
-  }),
-  fc.record({
-    separator: fc.constantFrom('T', 't', ' '),
-    zone: fc.constant('hh'),
-    offsetMinutes: fc.integer({ min: -23, max: 23 }).map((h) => h * 60),
-    digits: fc.constantFrom(0, 3, 6, 9),
-  }),
-)
-// Milliseconds: digits=0 drops them, so the property uses whole seconds there.
-const instant = fc.integer({ min: Date.parse('1970-01-01T00:00:00Z'), max: Date.parse('2200-01-01T00:00:00Z') })
 
 describe('one instant parser (issue 26, point 1)', () => {
   it('reads every form the schema accepts as the same instant', () => {
@@ -152,5 +112,60 @@ describe('one instant parser (issue 26, point 1)', () => {
     expect(around('2026-11-22T05:00:00Z')).toEqual([137, 2])
     expect(around('2026-11-22T06:00:00+01')).toEqual([137, 2])
     expect(around('2017-01-01T01:00:00+01')).toEqual([1])
+  })
+})
+
+describe('one instant, one occurrence, one evidence window (issue 26, point 1)', () => {
+  const validate = createAjv(requestValidation).compile<WebhookPayload>(
+    loadSchema('alertmanager-webhook-v4.schema.json'),
+  )
+  const spool = join(dir, 'property-spool')
+  mkdirSync(spool)
+  // Records 29 minutes before and 9 after a whole minute: inside the spool window either way.
+  const base = Date.parse('2026-11-22T05:00:00Z')
+  writeFileSync(
+    join(spool, 'events.jsonl'),
+    [-29, -31, 9, 11]
+      .map((m) =>
+        JSON.stringify({ timestamp: new Date(base + m * 60_000).toISOString(), container: 'app-01', exitCode: m }),
+      )
+      .join('\n'),
+  )
+
+  it('files every form of one start as one incident and reads the same evidence for each', async () => {
+    const db = openDatabase(join(mkdtempSync(join(dir, 'db-')), 'property.db'))
+    const writer = new EventWriter(db, { queueCapacity: 100_000 })
+    let id = 0
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: -600, max: 600 }),
+          fc.array(form, { minLength: 2, maxLength: 6 }),
+          async (minutes, forms) => {
+            const startsAt = base + minutes * 60_000
+            const alertId = String(id++)
+            const incidents = new Set<string>()
+            const evidence = new Set<string>()
+            for (const f of forms) {
+              const text = written(startsAt, f)
+              const payload: unknown = webhook([alert({ id: alertId, startsAt: text })])
+              expect(validate(payload), text).toBe(true)
+              const events = toAlertEvents(payload as WebhookPayload)
+              expect(events[0]?.startsAt).toBe(startsAt)
+              const outcome = await writer.submit({ receiver: 'r', groupKey: 'g', principal: 'p', alerts: events })
+              if (outcome.kind !== 'accepted') throw new Error(outcome.kind)
+              incidents.add(outcome.events[0]?.incidentId as string)
+              const records = collectSpool(spool, [dir], { container: 'app-01', instance: 'app-01', startsAt: text })
+              evidence.add(JSON.stringify(records.records))
+            }
+            expect(incidents.size).toBe(1)
+            expect(evidence.size).toBe(1)
+          },
+        ),
+        { numRuns: 150 },
+      )
+    } finally {
+      db.close()
+    }
   })
 })
