@@ -1,0 +1,101 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { freePort } from './real-daemons.js'
+import { realPackageFile } from './real-tools.js'
+
+const bin = '/usr/lib/postgresql/15/bin'
+
+export interface Postgres {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` */
+  url: string
+  port: number
+  dataDir: string
+  /** A new, empty database on this server, and its URL. */
+  createDatabase(name: string): Promise<string>
+  /** `pg_ctl stop -m <mode>`: `immediate` is a crash, as a lost host would be. */
+  stop(mode?: 'fast' | 'immediate'): void
+  /** Starts it again on the same port and data, waiting until it accepts connections. */
+  start(): void
+  /** Stops it and removes its files. */
+  close(): void
+}
+
+/** Runs a PostgreSQL tool as the `postgres` user: initdb refuses root, and the files are its. */
+function asPostgres(tool: string, args: string[], options: { check?: boolean } = {}) {
+  const asRoot = process.getuid?.() === 0
+  const [command, commandArgs] = asRoot
+    ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
+    : [join(bin, tool), args]
+  const result = spawnSync(command as string, commandArgs as string[], { encoding: 'utf8', timeout: 120_000 })
+  if ((options.check ?? true) && result.status !== 0) {
+    throw new Error(`${tool} ${args.join(' ')} failed (${result.status}): ${result.stderr || result.stdout}`)
+  }
+  return result
+}
+
+/**
+ * Debian's PostgreSQL 15 in a temporary directory on a free loopback port, started by the
+ * test itself (installed first when missing and run as root), trust authentication on
+ * loopback only, torn down by `close`. `fsync` stays on: the durability tests mean it.
+ */
+export async function startPostgres(): Promise<Postgres> {
+  realPackageFile(join(bin, 'initdb'), 'postgresql')
+  const parent = mkdtempSync(join(tmpdir(), 'diag-pg-'))
+  // The temporary folders above are root's, 0700: the postgres user must reach its own.
+  chmodSync(parent, 0o755)
+  const dataDir = join(parent, 'data')
+  const socketDir = join(parent, 'socket')
+  execFileSync('mkdir', ['-p', dataDir, socketDir])
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+    chownSync(dataDir, uid, gid)
+    chownSync(socketDir, uid, gid)
+    for (let dir = tmpdir(); dir !== '/' && dir.startsWith('/tmp'); dir = join(dir, '..')) chmodSync(dir, 0o755)
+  }
+  asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'])
+  const port = await freePort()
+  const options = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${socketDir}`,
+    '-c max_connections=200',
+    '-c shared_buffers=64MB',
+  ].join(' ')
+  const logFile = join(socketDir, 'postgres.log')
+  const start = () => {
+    asPostgres('pg_ctl', ['-D', dataDir, '-l', logFile, '-o', options, '-w', '-t', '120', 'start'])
+  }
+  const stop = (mode: 'fast' | 'immediate' = 'fast') => {
+    asPostgres('pg_ctl', ['-D', dataDir, '-m', mode, '-w', '-t', '120', 'stop'], { check: false })
+  }
+  start()
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  let closed = false
+  return {
+    url,
+    port,
+    dataDir,
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`)
+      } finally {
+        await client.end()
+      }
+      return `postgres://postgres@127.0.0.1:${port}/${encodeURIComponent(name)}`
+    },
+    stop,
+    start,
+    close() {
+      if (closed) return
+      closed = true
+      stop('immediate')
+      rmSync(parent, { recursive: true, force: true })
+    },
+  }
+}
