@@ -62,6 +62,10 @@ export const errors = {
     new AppError(503, 'storage_unavailable', 'The service cannot store data right now; retry later.', {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  patternCheckUnavailable: (message: string, retryAfterSeconds: number) =>
+    new AppError(503, 'pattern_check_unavailable', message, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   notReady: (retryAfterSeconds = 5) =>
     new AppError(503, 'not_ready', 'The service is not ready to accept requests.', {
       headers: { 'retry-after': String(retryAfterSeconds) },

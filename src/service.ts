@@ -10,6 +10,7 @@ import { packageRoot } from './paths.js'
 import type { Readiness } from './readiness.js'
 import { PatternSafety } from './rules/pattern-safety.js'
 import { RulesService } from './rules/rules-service.js'
+import { verifyShippedRules } from './rules/shipped-rules.js'
 import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
 import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
 import { openStorage, prepareDataDir, type Storage } from './startup/storage.js'
@@ -60,6 +61,8 @@ export async function startService(config: Config, logger = createLogger(config.
   // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
   const tls = await loadTls(config, announce)
+  // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
+  verifyShippedRules()
   const storage = openStorage(config.dataDir, version)
   const rules = new RulesService(
     new RulesRepository(storage.db, storage.health),

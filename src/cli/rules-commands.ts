@@ -70,7 +70,10 @@ export async function testRules(
     try {
       const rule = toRule(body, 1000 + index, 'diag-rules-test')
       const verdict = await safety.verdict(parsePattern(rule.pattern))
-      if (!verdict.safe) throw new RuleRejectedError('unsafe_pattern', `unsafe pattern: ${verdict.reason}`)
+      if (!verdict.safe) {
+        const what = verdict.undecided ? 'pattern safety undecided' : 'unsafe pattern'
+        throw new RuleRejectedError('unsafe_pattern', `${what}: ${verdict.reason}`)
+      }
       candidates.push(rule)
       bodies.set(rule, body)
     } catch (error) {

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
 import { isHostFault } from '../host-faults.js'
-import { RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
+import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
 
 /**
  * Turns every error into the D7 body. Fastify's own errors (body limits, content types,
@@ -13,6 +13,8 @@ import { RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
  */
 // The background probe of the storage runs every second (store/storage-health.ts).
 const storageRetryAfterSeconds = 5
+// recheck's proof takes up to 3 s; a busy moment usually passes in a few more.
+const patternCheckRetryAfterSeconds = 10
 
 /** The answer to each reason the rules module refuses a rule. */
 const ruleRejections: Record<RuleRejection, [number, string]> = {
@@ -32,6 +34,9 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
       ...(error.details ? { details: error.details } : {}),
       ...(error.conflict ? { fields: { conflictingRule: error.conflict } } : {}),
     })
+  }
+  if (error instanceof PatternCheckUnavailableError) {
+    return errors.patternCheckUnavailable(error.message, patternCheckRetryAfterSeconds)
   }
   const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
     request.routeOptions.config.invalidBodyCode === 'invalid_rule_schema'
@@ -72,6 +77,7 @@ export function registerErrorHandling(app: FastifyInstance, rejected: (reason: s
     const appError = toAppError(error, request)
     if (appError.statusCode !== 500) rejected(appError.code)
     if (appError.code === 'storage_unavailable') request.log.warn({ err: error }, 'storage unavailable')
+    else if (appError.code === 'pattern_check_unavailable') request.log.warn(appError.message)
     else if (appError.statusCode >= 500 && !(error instanceof AppError)) {
       request.log.error({ err: error }, 'request failed')
     }

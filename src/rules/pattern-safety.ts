@@ -1,8 +1,12 @@
-import { check } from 'recheck'
+import { check, type Diagnostics } from 'recheck'
 import type { Pattern } from '../text/pattern.js'
-import { patternCostBudget, worstScanMs } from './pattern-cost.js'
+import { patternCostBudget, worstScanCpuMs } from './pattern-cost.js'
 
-export type SafetyVerdict = { safe: true } | { safe: false; reason: string }
+/**
+ * `safe: false` is a refusal with its reason, unless `undecided`: then the check could not
+ * finish on this host now, which says nothing about the pattern (the API answers 503).
+ */
+export type SafetyVerdict = { safe: true } | { safe: false; reason: string; undecided?: true }
 
 /**
  * Finds a quantified group that itself contains a quantifier, such as `(a+)+`, `(a*)*`,
@@ -63,9 +67,14 @@ export function findNestedQuantifier(source: string): string | null {
 /**
  * Decides whether a pattern is safe to run over untrusted log text (D19): literals always
  * are; a regular expression must have no nested quantifier, be reported `safe` by
- * recheck within `timeoutMs` (`vulnerable`, `unknown` and errors are all unsafe), and
- * scan its worst-case text within the cost budget (pattern-cost.ts).
- * Verdicts are cached: the same source is never analysed twice.
+ * recheck (`vulnerable` is refused with its attack string, an expression recheck cannot
+ * analyse is refused), and scan its worst-case text within the CPU budget
+ * (pattern-cost.ts). A refusal's reason says which of these failed and with what figure.
+ *
+ * recheck's proof is bounded by `timeoutMs` of wall-clock time. When it runs out, nothing
+ * was learnt about the pattern, only that the host was slow: the verdict is `undecided`
+ * (the API answers 503, try again), never a refusal, and it is not kept. Other verdicts
+ * are cached: the same source is never analysed twice.
  */
 export class PatternSafety {
   private readonly cache = new Map<string, Promise<SafetyVerdict>>()
@@ -79,36 +88,55 @@ export class PatternSafety {
     const key = `${pattern.flags}/${pattern.source}`
     let cached = this.cache.get(key)
     if (!cached) {
-      cached = this.analyse(pattern.source, pattern.flags)
+      const analysed = this.analyse(pattern.source, pattern.flags)
+      cached = analysed
       if (this.cache.size >= this.options.cacheSize) {
         const oldest = this.cache.keys().next().value
         if (oldest !== undefined) this.cache.delete(oldest)
       }
-      this.cache.set(key, cached)
+      this.cache.set(key, analysed)
+      void analysed.then((verdict) => {
+        if (!verdict.safe && verdict.undecided && this.cache.get(key) === analysed) this.cache.delete(key)
+      })
     }
     return cached
   }
 
   private async analyse(source: string, flags: string): Promise<SafetyVerdict> {
     const nested = findNestedQuantifier(source)
-    if (nested) return { safe: false, reason: `nested quantifier ${nested}` }
+    if (nested) return { safe: false, reason: `nested quantifier ${nested}: catastrophic backtracking` }
+    const undecided = (why: string): SafetyVerdict => ({
+      safe: false,
+      undecided: true,
+      reason: `recheck ${why} (the host may be busy); try again`,
+    })
+    let diagnostics: Diagnostics
     try {
-      const diagnostics = await check(source, flags, { timeout: this.options.timeoutMs })
-      if (diagnostics.status === 'safe') {
-        const ms = worstScanMs(source, flags)
-        return ms <= patternCostBudget.maxMs
-          ? { safe: true }
-          : {
-              safe: false,
-              reason: `it takes ${Math.round(ms)} ms to scan 512 KiB of text built to be slow for it (the budget is ${patternCostBudget.maxMs} ms)`,
-            }
-      }
-      if (diagnostics.status === 'vulnerable') {
-        return { safe: false, reason: `${diagnostics.complexity.type} backtracking` }
-      }
-      return { safe: false, reason: 'its safety could not be proven in time' }
+      diagnostics = await check(source, flags, { timeout: this.options.timeoutMs })
     } catch {
-      return { safe: false, reason: 'its safety could not be analysed' }
+      return undecided('failed to run')
     }
+    if (diagnostics.status === 'vulnerable') {
+      const { complexity, attack } = diagnostics
+      const kind = complexity.type === 'polynomial' ? `polynomial (degree ${complexity.degree})` : 'exponential'
+      return { safe: false, reason: `${kind} backtracking on the attack string ${shortened(attack.pattern)}` }
+    }
+    if (diagnostics.status === 'unknown') {
+      const { error } = diagnostics
+      if (error.kind === 'timeout') return undecided(`did not finish its proof within ${this.options.timeoutMs} ms`)
+      if (error.kind === 'cancel') return undecided('was cancelled')
+      return { safe: false, reason: `recheck cannot analyse it (${error.kind}: ${error.message})` }
+    }
+    const ms = worstScanCpuMs(source, flags)
+    const { maxCpuMs, textBytes } = patternCostBudget
+    return ms <= maxCpuMs
+      ? { safe: true }
+      : {
+          safe: false,
+          reason: `scanning ${textBytes / 1024} KiB of text built to be slow for it takes ${Math.round(ms)} ms of CPU time (the budget is ${maxCpuMs} ms)`,
+        }
   }
 }
+
+/** recheck writes an attack string as a JavaScript expression; a few are long. */
+const shortened = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}...` : text)

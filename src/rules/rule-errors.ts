@@ -28,3 +28,15 @@ export class RuleRejectedError extends Error {
     this.name = 'RuleRejectedError'
   }
 }
+
+/**
+ * The pattern's safety could not be decided now (recheck ran out of wall-clock time on a
+ * busy host): a condition of the host, not a fact about the rule. Nothing was stored; the
+ * same request may succeed later (docs/design.md, "What a rule may cost").
+ */
+export class PatternCheckUnavailableError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'PatternCheckUnavailableError'
+  }
+}

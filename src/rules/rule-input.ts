@@ -16,7 +16,12 @@ export function parseRuleInput(body: unknown): CustomRuleInput {
 
 /** A rulepack file: one rule object or an array of them (the CLI splits arrays). */
 export function readRulepack(file: string): unknown[] {
-  const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
+  return rulepackOf(readFileSync(file, 'utf8'))
+}
+
+/** The rules of a rulepack's text. */
+export function rulepackOf(text: string): unknown[] {
+  const data: unknown = JSON.parse(text)
   return Array.isArray(data) ? data : [data]
 }
 

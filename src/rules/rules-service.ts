@@ -3,7 +3,7 @@ import { type Family, loadBuiltinRules } from './builtin-loader.js'
 import { Catalogue } from './catalogue.js'
 import { rulePatterns } from './engine-rules.js'
 import type { PatternSafety } from './pattern-safety.js'
-import { RuleRejectedError, type RuleRejection } from './rule-errors.js'
+import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } from './rule-errors.js'
 import {
   type BuiltinRule,
   type CatalogueRule,
@@ -62,9 +62,10 @@ export class RulesService {
 
   /**
    * Registers a schema-valid rule: branch, name and pattern conflicts, the limit, pattern
-   * safety (each a RuleRejectedError), then one transaction that stores it and builds the next catalogue, which is live
+   * safety (each a RuleRejectedError naming the rule; a safety check the host could not
+   * finish is a PatternCheckUnavailableError), then one transaction that stores it and builds the next catalogue, which is live
    * before this resolves. Registrations run one at a time. `safety` replaces the
-   * service's pattern check for this call (the seed's patient one, rules/seed.ts).
+   * service's pattern check for this call (the seed's pinned files are not proven again, rules/seed.ts).
    */
   register(input: CustomRuleInput, principal: string, safety = this.safety): Promise<CustomRule> {
     return this.oneAtATime(() => this.registerNow(input, principal, safety))
@@ -120,10 +121,18 @@ export class RulesService {
       )
     }
     const verdict = await safety.verdict(pattern)
+    const named = `rule ${rule.branch} (${rule.ruleName})`
+    if (!verdict.safe && verdict.undecided) {
+      throw new PatternCheckUnavailableError(
+        `The safety of the pattern ${rule.pattern} of ${named} could not be decided now: ${verdict.reason}.`,
+      )
+    }
     if (!verdict.safe) {
-      throw new RuleRejectedError('unsafe_pattern', `The pattern is unsafe to run over log text: ${verdict.reason}.`, [
-        { path: '/pattern', message: verdict.reason },
-      ])
+      throw new RuleRejectedError(
+        'unsafe_pattern',
+        `The pattern ${rule.pattern} of ${named} is unsafe to run over log text: ${verdict.reason}.`,
+        [{ path: '/pattern', message: verdict.reason }],
+      )
     }
     return rule
   }

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
+import { PatternSafety } from '../../src/rules/pattern-safety.js'
 import { build, type TestService } from '../helpers/build.js'
 
 const path = '/api/v1/rules'
@@ -305,19 +306,50 @@ describe('rules API (spec, D19, D20)', () => {
   })
 
   it.each([
-    ['exponential (a+)+', '/(a+)+$/'],
-    ['a nested quantifier in a group', '/(?:ERROR [0-9]+)+ failed/'],
-    ['polynomial \\s*…\\s*$', '/\\s*#\\s*include\\s*$/'],
-    ['polynomial .*x.*y', '/.*timeout.*refused/s'],
-  ])('answers 400 unsafe_regex_pattern for %s and stores nothing', async (_name, pattern) => {
+    ['exponential (a+)+', '/(a+)+$/', /^nested quantifier \(a\+\)\+/],
+    ['a nested quantifier in a group', '/(?:ERROR [0-9]+)+ failed/', /^nested quantifier \(\?:ERROR \[0-9\]\+\)\+/],
+    [
+      'polynomial \\s*…\\s*$',
+      '/\\s*#\\s*include\\s*$/',
+      /^polynomial \(degree \d\) backtracking on the attack string /,
+    ],
+    ['polynomial .*x.*y', '/.*timeout.*refused/s', /^polynomial \(degree \d\) backtracking on the attack string /],
+  ])(
+    'answers 400 unsafe_regex_pattern for %s, naming the rule, the pattern and why, and stores nothing',
+    async (_name, pattern, reason) => {
+      const before = stored()
+      const body = expectError(
+        await t.call('POST', path, { json: validRule({ branch: 'TD-21', ruleName: 'Unsafe', pattern }) }),
+        400,
+        'unsafe_regex_pattern',
+      )
+      expect(body.message).toContain(`The pattern ${pattern} of rule TD-21 (Unsafe) is unsafe to run over log text: `)
+      expect(body.details).toEqual([{ path: '/pattern', message: expect.stringMatching(reason) }])
+      expect(body.message).toContain(body.details[0].message)
+      expect(stored()).toEqual(before)
+    },
+  )
+
+  it('answers 503 pattern_check_unavailable, not a refusal, when the safety proof could not finish in time', async () => {
+    // What PatternSafety answers when recheck's wall-clock time-out expires on a busy host
+    // (test/unit/pattern-safety.test.ts runs the real time-out).
+    vi.spyOn(PatternSafety.prototype, 'verdict').mockResolvedValueOnce({
+      safe: false,
+      undecided: true,
+      reason: 'recheck did not finish its proof within 3000 ms (the host may be busy); try again',
+    })
     const before = stored()
-    const body = expectError(
-      await t.call('POST', path, { json: validRule({ branch: 'TD-21', ruleName: 'Unsafe', pattern }) }),
-      400,
-      'unsafe_regex_pattern',
+    const rule = validRule({ branch: 'TD-23', ruleName: 'SlowToProve', pattern: '/SlowToProve [0-9]{1,4}/' })
+    const res = await t.call('POST', path, { json: rule })
+    const body = expectError(res, 503, 'pattern_check_unavailable')
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
+    expect(body.message).toBe(
+      'The safety of the pattern /SlowToProve [0-9]{1,4}/ of rule TD-23 (SlowToProve) could not be decided now: recheck did not finish its proof within 3000 ms (the host may be busy); try again.',
     )
-    expect(body.details).toEqual([{ path: '/pattern', message: expect.any(String) }])
     expect(stored()).toEqual(before)
+    // Trying again later is the remedy.
+    vi.restoreAllMocks()
+    expect((await t.call('POST', path, { json: rule })).status).toBe(201)
   })
 
   it('answers 413 for a body over 64 KiB, with Content-Length or chunked, and stores nothing', async () => {
