@@ -22,7 +22,7 @@ export async function listRules(
 ): Promise<number> {
   // The list comes in pages (docs/api.md, "List the catalogue"): follow them to the end.
   const params = new URLSearchParams({ limit: '200', ...(category ? { category } : {}) })
-  let body: any
+  let body: Awaited<ReturnType<typeof call>>['body'] = null
   const rules: unknown[] = []
   do {
     const answer = await call(client, 'GET', `/api/v1/rules?${params}`)
