@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { createAjv, requestValidation } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
+import { errors } from './errors.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
@@ -42,8 +43,12 @@ export interface AppOptions {
 
 /** Builds the Fastify app with every route and hook on its own HTTPS server. */
 export async function buildApp(deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
-  const guard = new ConnectionGuard(options.connectionLimits ?? defaultConnectionLimits, (reason) =>
-    deps.metrics.connectionsRefused.inc({ reason }),
+  const limits = options.connectionLimits ?? defaultConnectionLimits
+  deps.metrics.connectionsMax.set(limits.maxConnections)
+  const guard = new ConnectionGuard(
+    limits,
+    (reason) => deps.metrics.connectionsRefused.inc({ reason }),
+    (open) => deps.metrics.connectionsOpen.set(open),
   )
   const app = Fastify({
     return503OnClosing: true,
@@ -66,7 +71,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
 
   app.addHook(
     'onRequest',
-    identify(deps.tokens, (request) => guard.authenticated(request.raw.socket)),
+    identify(deps.tokens, (request) => {
+      const webhook = request.scopes?.includes('webhook') ?? false
+      const refusal = guard.authenticated(request.raw.socket, request.principal, webhook)
+      if (refusal) throw errors.connectionLimit(refusal)
+    }),
   )
   await app.register(rateLimit, requestRateLimit(deps.rateLimits))
   await registerOpenApi(app, deps.version)

@@ -66,6 +66,19 @@ export const errors = {
     new AppError(503, 'pattern_check_unavailable', message, {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  /**
+   * A connection over a per-token bound (docs/operations.md, "Connections and file
+   * descriptors"): 503, which Alertmanager retries, and the connection is closed.
+   */
+  connectionLimit: (bound: 'token_connections' | 'read_connections', retryAfterSeconds = 5) =>
+    new AppError(
+      503,
+      'connection_limit',
+      bound === 'token_connections'
+        ? 'This token has as many connections open as it may; reuse one or retry later.'
+        : 'Tokens without the webhook scope have as many connections open as they may; retry later.',
+      { headers: { 'retry-after': String(retryAfterSeconds), connection: 'close' } },
+    ),
   notReady: (retryAfterSeconds = 5) =>
     new AppError(503, 'not_ready', 'The service is not ready to accept requests.', {
       headers: { 'retry-after': String(retryAfterSeconds) },

@@ -18,6 +18,8 @@ export interface Metrics {
   alertsReceived: Counter<'outcome'>
   ingestCommits: Counter
   connectionsRefused: Counter<'reason'>
+  connectionsOpen: Gauge
+  connectionsMax: Gauge
   analysisTimeouts: Counter
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
@@ -127,8 +129,18 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
     ),
     connectionsRefused: new Counter({
       name: 'diagnostic_connections_refused_total',
-      help: 'Connections closed by a bound on hostile clients: anonymous_connections, pipelined_requests, unread_responses',
+      help: 'Connections closed by a bound: total_connections, anonymous_connections, connection_rate, pipelined_requests, unread_responses, token_connections, read_connections',
       labelNames: ['reason'],
+      registers,
+    }),
+    connectionsOpen: new Gauge({
+      name: 'diagnostic_connections_open',
+      help: 'Client connections open (TCP accepted, not yet closed)',
+      registers,
+    }),
+    connectionsMax: new Gauge({
+      name: 'diagnostic_connections_max',
+      help: 'The bound on client connections open at once (DIAG_MAX_CONNECTIONS, or the open-files limit less the reserve)',
       registers,
     }),
     alertsReceived: withSeries(

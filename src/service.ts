@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import type { Config } from './config/load.js'
+import { connectionBudget, readOpenFilesLimit } from './http/connection-budget.js'
 import { createLogger, type Logger, lifecycleLog } from './logging.js'
 import type { Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
@@ -57,6 +58,11 @@ export async function startService(config: Config, logger = createLogger(config.
   // Lines an operator must see once (the generated token, the CA to trust).
   const lifecycle = lifecycleLog(logger)
   const announce: Announce = (line) => lifecycle.info(line)
+  // Connections stay below the open-files limit; a limit too tight stops the start (78).
+  const connectionLimits = connectionBudget(config.connectionLimits, {
+    openFiles: readOpenFilesLimit(),
+    workerConcurrency: config.workerConcurrency,
+  })
   prepareDataDir(config.dataDir)
   // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
@@ -80,7 +86,7 @@ export async function startService(config: Config, logger = createLogger(config.
     onQueued: () => worker?.kick(),
     health: storage.health,
   })
-  const app = await createApp(config, storage, tokens, writer, rules, tls.files, logger)
+  const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, tls.files, logger)
   storage.useLog(app.log)
   const background = createBackground(config, storage, rules, writer.heard, app.log)
   // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
@@ -105,6 +111,7 @@ export async function startService(config: Config, logger = createLogger(config.
 
 async function createApp(
   config: Config,
+  connectionLimits: ReturnType<typeof connectionBudget>,
   storage: Storage,
   tokens: TokenVerifier,
   writer: EventWriter,
@@ -133,8 +140,13 @@ async function createApp(
         ...(material.ca ? { requestCert: true, rejectUnauthorized: true } : {}),
       },
       logger,
-      connectionLimits: config.connectionLimits,
+      connectionLimits,
     },
+  )
+  const { maxConnections, openFiles, reserve, connectionsPerToken, webhookReservedConnections } = connectionLimits
+  app.log.info(
+    { maxConnections, openFiles, reserve, connectionsPerToken, webhookReservedConnections },
+    'client connections bounded',
   )
   if (config.unknownEnvKeys.length > 0) {
     app.log.warn({ keys: config.unknownEnvKeys }, 'ignoring unknown DIAG_* environment variables')

@@ -20,12 +20,21 @@ export async function listRules(
   output: Output,
   json: boolean,
 ): Promise<number> {
-  const query = category ? `?category=${encodeURIComponent(category)}` : ''
-  const { status, body } = await call(client, 'GET', `/api/v1/rules${query}`)
-  if (status !== 200) {
-    output.err(`FAILED ${status} ${body?.error ?? ''}: ${body?.message ?? body}`)
-    return 1
-  }
+  // The list comes in pages (docs/api.md, "List the catalogue"): follow them to the end.
+  const params = new URLSearchParams({ limit: '200', ...(category ? { category } : {}) })
+  let body: Awaited<ReturnType<typeof call>>['body'] = null
+  const rules: unknown[] = []
+  do {
+    const answer = await call(client, 'GET', `/api/v1/rules?${params}`)
+    if (answer.status !== 200) {
+      output.err(`FAILED ${answer.status} ${answer.body?.error ?? ''}: ${answer.body?.message ?? answer.body}`)
+      return 1
+    }
+    body = answer.body
+    rules.push(...body.rules)
+    if (body.nextCursor) params.set('cursor', body.nextCursor)
+  } while (body.nextCursor)
+  body = { ...body, rules, nextCursor: null }
   if (json) {
     output.out(JSON.stringify(body, null, 2))
     return 0

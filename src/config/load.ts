@@ -153,6 +153,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       ...defaultConnectionLimits,
       anonymousConnectionsPerAddress: Number(value.DIAG_ANONYMOUS_CONNECTIONS_PER_ADDRESS),
       newConnectionsPerAddressPerSecond: Number(value.DIAG_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND),
+      // 0 until the service decides it from the open-files limit (http/connection-budget.ts).
+      maxConnections: Number(value.DIAG_MAX_CONNECTIONS ?? 0),
+      connectionsPerToken: Number(value.DIAG_MAX_CONNECTIONS_PER_TOKEN),
+      webhookReservedConnections: Number(value.DIAG_WEBHOOK_RESERVED_CONNECTIONS),
     },
     shutdownTimeoutMs: Number(value.DIAG_SHUTDOWN_TIMEOUT_MS),
     workerEnabled: value.DIAG_WORKER === 'on',

@@ -68,6 +68,14 @@ export const configSchema = {
       description: 'an integer from 0 (no bound) to 100000',
       default: 16,
     }),
+    // Connections for every client (docs/operations.md, "Connections and file descriptors").
+    // Unset: the soft open-files limit less 256 + 2 x DIAG_WORKER_CONCURRENCY descriptors.
+    DIAG_MAX_CONNECTIONS: integer(1, 1_000_000, {
+      description: 'an integer from 1 to 1000000, below the open-files limit less the reserve',
+    }),
+    DIAG_MAX_CONNECTIONS_PER_TOKEN: integer(1, 1_000_000, { default: 64 }),
+    // Out of DIAG_MAX_CONNECTIONS, kept for tokens with the webhook scope (Alertmanager).
+    DIAG_WEBHOOK_RESERVED_CONNECTIONS: integer(0, 1_000_000, { default: 64 }),
     DIAG_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000, { default: 10_000 }),
     DIAG_WORKER: { enum: ['on', 'off'], description: 'on or off', default: 'on' },
     // An event mostly waits (its analysis thread, probe, metrics, commit): a storm about

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { TokenConnections, type TokenRefusal } from './token-connections.js'
 
 /**
  * Bounds on what one client can make the server hold before it authenticates
@@ -12,6 +13,12 @@ import type { Socket } from 'node:net'
  * - unread response bytes on one connection: a new request on a connection whose peer has
  *   not taken what it was already sent is not answered.
  * Over a bound the connection is closed: nothing more is produced for it.
+ *
+ * And bounds that hold for every client, authenticated or not, so that connections never
+ * take the descriptors the process needs (docs/operations.md, "Connections and file
+ * descriptors"): all connections open at once (`maxConnections`, below the open-files
+ * limit; over it a new connection is closed before its handshake), and the per-token
+ * bounds of token-connections.ts.
  */
 export interface ConnectionLimits {
   anonymousConnectionsPerAddress: number
@@ -19,6 +26,11 @@ export interface ConnectionLimits {
   newConnectionsPerAddressPerSecond: number
   requestsInFlightPerConnection: number
   unreadBytesPerConnection: number
+  /** All connections open at once; 0: no bound (the service always sets one, connection-budget.ts). */
+  maxConnections: number
+  connectionsPerToken: number
+  /** Connections only tokens with the `webhook` scope may take, out of `maxConnections`. */
+  webhookReservedConnections: number
 }
 
 export const defaultConnectionLimits: ConnectionLimits = {
@@ -26,9 +38,18 @@ export const defaultConnectionLimits: ConnectionLimits = {
   newConnectionsPerAddressPerSecond: 16,
   requestsInFlightPerConnection: 8,
   unreadBytesPerConnection: 1024 * 1024,
+  maxConnections: 0,
+  connectionsPerToken: 64,
+  webhookReservedConnections: 64,
 }
 
-export type ConnectionRefusal = 'anonymous_connections' | 'connection_rate' | 'pipelined_requests' | 'unread_responses'
+export type ConnectionRefusal =
+  | 'total_connections'
+  | 'anonymous_connections'
+  | 'connection_rate'
+  | 'pipelined_requests'
+  | 'unread_responses'
+  | TokenRefusal
 
 const maxTrackedAddresses = 4096
 
@@ -42,23 +63,38 @@ export class ConnectionGuard {
   private readonly inFlight = new WeakMap<Socket, number>()
   /** Per address: the tokens left and when they were counted (ms). */
   private readonly buckets = new Map<string, { tokens: number; at: number }>()
+  private readonly tokens: TokenConnections
+  private open = 0
 
   constructor(
     private readonly limits: ConnectionLimits,
     private readonly onRefused: (reason: ConnectionRefusal) => void = () => {},
-  ) {}
+    private readonly onOpen: (open: number) => void = () => {},
+  ) {
+    const { maxConnections: total, connectionsPerToken: perToken, webhookReservedConnections: reserved } = limits
+    this.tokens = new TokenConnections({
+      perToken,
+      shared: total > 0 ? Math.max(0, total - reserved) : Number.POSITIVE_INFINITY,
+    })
+  }
 
   /** For the server's 'connection' event (raw TCP, before the TLS handshake). */
   accept(socket: Socket): void {
     const address = socket.remoteAddress ?? ''
     const count = this.anonymousByAddress.get(address) ?? 0
-    const { anonymousConnectionsPerAddress: most, newConnectionsPerAddressPerSecond: rate } = this.limits
+    const {
+      anonymousConnectionsPerAddress: most,
+      newConnectionsPerAddressPerSecond: rate,
+      maxConnections,
+    } = this.limits
     const refusal =
-      most > 0 && count >= most
-        ? 'anonymous_connections'
-        : rate === 0 || this.takeToken(address)
-          ? null
-          : 'connection_rate'
+      maxConnections > 0 && this.open >= maxConnections
+        ? 'total_connections'
+        : most > 0 && count >= most
+          ? 'anonymous_connections'
+          : rate === 0 || this.takeToken(address)
+            ? null
+            : 'connection_rate'
     if (refusal) {
       this.onRefused(refusal)
       socket.destroy()
@@ -67,19 +103,32 @@ export class ConnectionGuard {
     const key = keyOf(socket)
     this.anonymous.add(key)
     this.anonymousByAddress.set(address, count + 1)
-    socket.once('close', () => this.forget(key, address))
+    this.onOpen(++this.open)
+    socket.once('close', () => {
+      this.forget(key, address)
+      this.onOpen(--this.open)
+    })
   }
 
   /**
    * A connection that carried a valid token no longer counts against its address, and the
    * new-connection token it took is given back: an authenticated client that opens a
-   * connection per request (a script, `appserver-diag rules push`) is never slowed down.
+   * connection per request (a script, `appserver-diag rules push`) is never slowed down
+   * by the bounds on addresses. It counts for its token instead: over a per-token bound
+   * the refusal is returned (and counted), and the request is to be answered 503 and the
+   * connection closed.
    */
-  authenticated(socket: Socket): void {
+  authenticated(socket: Socket, token: string, webhook: boolean): TokenRefusal | null {
+    const refusal = this.tokens.admit(socket, token, webhook)
+    if (refusal) {
+      this.onRefused(refusal)
+      return refusal
+    }
     const address = socket.remoteAddress ?? ''
-    if (!this.forget(keyOf(socket), address)) return
+    if (!this.forget(keyOf(socket), address)) return null
     const bucket = this.buckets.get(address)
     if (bucket) bucket.tokens += 1 // the next refill caps it
+    return null
   }
 
   /**

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Handlebars from 'handlebars'
 import type { DiagnosisModel, RecoveryModel } from './report-model.js'
+import { quoteModel } from './text-quoting.js'
 
 export interface Rendered {
   text: string
@@ -19,7 +20,8 @@ const names = ['diagnosis.text', 'diagnosis.html', 'recovery.text', 'recovery.ht
 
 /**
  * Loads and compiles the report templates of `dir` (D23: `templates/` or DIAG_TEMPLATES_DIR).
- * HTML templates escape every value; text templates do not (they are text/plain).
+ * HTML templates escape every value; text templates get every value with its further lines
+ * quoted (text-quoting.ts), so that nothing an alert holds can start a line of the report.
  */
 export function loadTemplates(dir: string): ReportTemplates {
   const handlebars = Handlebars.create()
@@ -47,7 +49,10 @@ export function loadTemplates(dir: string): ReportTemplates {
     }
   }
   return {
-    diagnosis: (model) => ({ text: render('diagnosis.text', model), html: render('diagnosis.html', model) }),
-    recovery: (model) => ({ text: render('recovery.text', model), html: render('recovery.html', model) }),
+    diagnosis: (model) => ({
+      text: render('diagnosis.text', quoteModel(model)),
+      html: render('diagnosis.html', model),
+    }),
+    recovery: (model) => ({ text: render('recovery.text', quoteModel(model)), html: render('recovery.html', model) }),
   }
 }

@@ -1,4 +1,6 @@
+import { takePage, textBytes } from '../page-bounds.js'
 import type { Db } from './database.js'
+import { boundedDiagnosis } from './incident-detail-bounds.js'
 
 export interface IncidentFilter {
   status?: 'open' | 'resolved' | 'superseded'
@@ -9,6 +11,21 @@ export interface IncidentFilter {
   limit: number
   /** Continue after this (openedAt, id) position. */
   after?: { openedAt: number; id: string }
+}
+
+/** One page of an incident's events (docs/api.md, "One incident"). */
+export interface EventPage {
+  limit: number
+  /** Continue after this (receivedAt, id) position. */
+  after?: { receivedAt: number; id: string }
+}
+
+interface EventRow {
+  id: string
+  status: string
+  transition: string
+  received_at: number
+  alert: string
 }
 
 interface IncidentRow {
@@ -84,34 +101,50 @@ export class IncidentsRepository {
     }
     const sql = `SELECT * FROM incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY opened_at DESC, id DESC LIMIT @limit`
-    const rows = this.db.prepare<Record<string, unknown>, IncidentRow>(sql).all(params)
-    const page = rows.slice(0, filter.limit)
-    const last = page.at(-1)
+    const rows = this.db.prepare<Record<string, unknown>, IncidentRow>(sql).iterate(params)
+    // Label values run to 16 KiB each: the byte budget, not only the limit, bounds a page.
+    const page = takePage(rows, filter.limit, (row) => textBytes(row.alertname, row.instance, row.severity))
+    const last = page.items.at(-1)
     return {
-      incidents: page.map(summary),
-      next: rows.length > filter.limit && last ? { openedAt: last.opened_at, id: last.id } : null,
+      incidents: page.items.map(summary),
+      next: page.more && last ? { openedAt: last.opened_at, id: last.id } : null,
     }
   }
 
-  get(id: string) {
+  /**
+   * One incident with one page of its events (at most `page.limit`, and at most the byte
+   * budget of their alerts past the first: an alert that re-fires for months has thousands)
+   * and the mails of those events; `nextEvents` is where the next page starts.
+   */
+  get(id: string, page: EventPage = { limit: 50 }) {
     const row = this.db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE id = ?').get(id)
     if (!row) return undefined
-    const events = this.db
-      .prepare<[string], { id: string; status: string; transition: string; received_at: number; alert: string }>(
-        'SELECT id, status, transition, received_at, alert FROM events WHERE incident_id = ? ORDER BY received_at, id',
+    const rows = this.db
+      .prepare<Record<string, unknown>, EventRow>(
+        `SELECT id, status, transition, received_at, alert FROM events WHERE incident_id = @id
+         ${page.after ? 'AND (received_at > @afterReceived OR (received_at = @afterReceived AND id > @afterId))' : ''}
+         ORDER BY received_at, id LIMIT @limit`,
       )
-      .all(id)
+      .iterate({
+        id,
+        limit: page.limit + 1,
+        ...(page.after ? { afterReceived: page.after.receivedAt, afterId: page.after.id } : {}),
+      })
+    const eventPage = takePage(rows, page.limit, (e) => textBytes(e.alert))
+    const events = eventPage.items
+    const lastEvent = events.at(-1)
+    // The worker's trace (every rule evaluated) is never shown: left in the database.
     const result = this.db
       .prepare<[string], { result: string }>(
-        "SELECT result FROM results WHERE incident_id = ? AND kind = 'diagnosis' ORDER BY created_at DESC, event_id DESC LIMIT 1",
+        "SELECT json_remove(result, '$.trace') AS result FROM results WHERE incident_id = ? AND kind = 'diagnosis' ORDER BY created_at DESC, event_id DESC LIMIT 1",
       )
       .get(id)
     const delivery = this.db
       .prepare<[string], Record<string, unknown>>(
         `SELECT o.event_id, o.kind, o.status, o.attempts, o.last_error, o.sent_at, o.message_id, o.subject
-         FROM outbox o JOIN events e ON e.id = o.event_id WHERE e.incident_id = ? ORDER BY o.id`,
+         FROM outbox o WHERE o.event_id IN (SELECT value FROM json_each(?)) ORDER BY o.id`,
       )
-      .all(id)
+      .all(JSON.stringify(events.map((e) => e.id)))
       .map((d) => ({
         eventId: d.event_id,
         kind: d.kind,
@@ -122,7 +155,7 @@ export class IncidentsRepository {
         messageId: d.message_id,
         subject: d.subject,
       }))
-    const diagnosis = result ? (JSON.parse(result.result) as Record<string, unknown>) : null
+    const diagnosis = result ? boundedDiagnosis(JSON.parse(result.result) as Record<string, unknown>) : null
     return {
       ...summary(row),
       // Every notification that changed the incident, in the order they were acknowledged.
@@ -140,10 +173,12 @@ export class IncidentsRepository {
             excerpts: diagnosis.excerpts,
             catalogue: diagnosis.catalogue,
             lifecycle: diagnosis.lifecycle ?? null,
+            omitted: diagnosis.omitted,
           }
         : null,
       evidence: diagnosis?.evidence ?? null,
       delivery,
+      nextEvents: eventPage.more && lastEvent ? { receivedAt: lastEvent.received_at, id: lastEvent.id } : null,
     }
   }
 }

@@ -120,8 +120,9 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
       ],
     })
     // The response schema drops nothing the repository gives.
-    const stored = new IncidentsRepository(t.service.db).get(ids.inc0002 as string)
-    expect(body).toEqual(JSON.parse(JSON.stringify(stored)))
+    const { nextEvents, ...stored } = new IncidentsRepository(t.service.db).get(ids.inc0002 as string) ?? {}
+    expect(nextEvents).toBeNull()
+    expect(body).toEqual({ ...JSON.parse(JSON.stringify(stored)), nextEventsCursor: null })
   })
 
   it('shows a resolution and its recovery e-mail', async () => {
@@ -186,4 +187,80 @@ describe('housekeeping with events still waiting', () => {
       await t.close()
     }
   })
+})
+
+describe('an incident with many events (docs/api.md, "One incident")', () => {
+  let t: TestService
+  let incidentId: string
+  const cycles = 60
+  // 40 KiB of annotation in each notification: the 120 events hold about 4.8 MB.
+  const description = 'x'.repeat(40 * 1024)
+  beforeAll(async () => {
+    t = await build({ DIAG_WORKER: 'off', DIAG_QUEUE_CAPACITY: '1000' })
+    const post = async (status: 'firing' | 'resolved', n: number) => {
+      const payload = webhook(
+        [alert({ id: 'many0001', status, annotations: { summary: `notification ${n}`, description } })],
+        { status },
+      )
+      const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: payload })
+      expect(res.status).toBe(202)
+    }
+    for (let n = 0; n < cycles; n++) {
+      await post('firing', 2 * n)
+      await post('resolved', 2 * n + 1)
+    }
+    incidentId = t.service.db.prepare('SELECT id FROM incidents').pluck().get() as string
+  }, 60_000)
+  afterAll(() => t.close())
+
+  const stored = () =>
+    t.service.db
+      .prepare('SELECT id, transition, alert FROM events WHERE incident_id = ? ORDER BY received_at, id')
+      .all(incidentId) as Array<{ id: string; transition: string; alert: string }>
+
+  it('pages the events within the byte budget, each event exactly once and as stored', async () => {
+    expect(stored()).toHaveLength(2 * cycles)
+    const seen: Array<{ id: string; transition: string; alert: { annotations: { summary: string } } }> = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const res = await t.call('GET', `${path}/${incidentId}?eventsLimit=200${cursor ? `&eventsCursor=${cursor}` : ''}`)
+      expect(res.status).toBe(200)
+      // Never megabytes: the events' alerts stop at 1 MiB a page.
+      expect(Buffer.byteLength(res.text)).toBeLessThan(1.25 * 1024 * 1024)
+      const body = res.json()
+      expect(body.events.length).toBeGreaterThan(0)
+      seen.push(...body.events)
+      cursor = body.nextEventsCursor
+      pages++
+    } while (cursor)
+    expect(pages).toBeGreaterThan(1)
+    const rows = stored()
+    expect(seen.map((e) => e.id)).toEqual(rows.map((r) => r.id))
+    expect(seen.map((e) => e.transition)).toEqual(rows.map((r) => r.transition))
+    expect(seen.map((e) => e.alert.annotations.summary)).toEqual(rows.map((_, n) => `notification ${n}`))
+    expect(seen.map((e) => e.alert)).toEqual(rows.map((r) => JSON.parse(r.alert)))
+  })
+
+  it('gives 50 events by default and eventsLimit at most, with a cursor to the rest', async () => {
+    const first = (await t.call('GET', `${path}/${incidentId}?eventsLimit=7`)).json()
+    expect(first.events).toHaveLength(7)
+    expect(first.events[0].transition).toBe('opened')
+    const second = (
+      await t.call('GET', `${path}/${incidentId}?eventsLimit=7&eventsCursor=${first.nextEventsCursor}`)
+    ).json()
+    expect(second.events[0].id).toBe(stored()[7]?.id)
+    const byDefault = (await t.call('GET', `${path}/${incidentId}`)).json()
+    expect(byDefault.events.length).toBeLessThanOrEqual(50)
+    expect(byDefault.nextEventsCursor).toEqual(expect.any(String))
+  })
+
+  it.each(['?eventsLimit=0', '?eventsLimit=201', '?eventsCursor=bm9wZQ', '?limit=5'])(
+    'answers 400 invalid_query_parameter for %s',
+    async (query) => {
+      const res = await t.call('GET', `${path}/${incidentId}${query}`)
+      expect(res.status).toBe(400)
+      expect(res.json().error).toBe('invalid_query_parameter')
+    },
+  )
 })

@@ -66,6 +66,27 @@ describe('rules API (spec, D19, D20)', () => {
     expect(body.rules.every((r: { category: string }) => r.category === 'jvm_memory')).toBe(true)
   })
 
+  it('pages the catalogue with an opaque cursor, each rule exactly once and in order', async () => {
+    const whole = (await t.call('GET', path)).json()
+    expect(whole.nextCursor).toBeNull()
+    const seen: unknown[] = []
+    let cursor: string | null = null
+    do {
+      const body: { rules: unknown[]; total: number; nextCursor: string | null } = (
+        await t.call('GET', `${path}?limit=7${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json()
+      expect(body.rules.length).toBeLessThanOrEqual(7)
+      expect(body.total).toBe(whole.total)
+      seen.push(...body.rules)
+      cursor = body.nextCursor
+    } while (cursor)
+    expect(seen).toEqual(whole.rules)
+  })
+
+  it.each(['?limit=0', '?limit=201', '?cursor=bm9wZQ'])('answers 400 invalid_query_parameter for %s', async (query) => {
+    expectError(await t.call('GET', `${path}${query}`), 400, 'invalid_query_parameter')
+  })
+
   it('answers 400 invalid_query_parameter for a category outside the enum', async () => {
     expectError(await t.call('GET', `${path}?category=memory`), 400, 'invalid_query_parameter')
   })

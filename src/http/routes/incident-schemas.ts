@@ -42,10 +42,13 @@ export const incidentList = {
 
 export const incidentDetail = {
   type: 'object',
-  required: [...Object.keys(summaryProperties), 'events', 'diagnosis', 'evidence', 'delivery'],
+  required: [...Object.keys(summaryProperties), 'events', 'diagnosis', 'evidence', 'delivery', 'nextEventsCursor'],
   properties: {
     ...summaryProperties,
-    /** Every notification that changed the incident, in the order they were acknowledged. */
+    /**
+     * One page of the notifications that changed the incident, in the order they were
+     * acknowledged (`eventsLimit`, `eventsCursor`); `delivery` holds the mails of these events.
+     */
     events: {
       type: 'array',
       items: {
@@ -61,6 +64,15 @@ export const incidentDetail = {
         excerpts: { type: 'array', items: freeForm },
         catalogue: freeForm,
         lifecycle: nullable(text),
+        /** How many matches, excerpts and container events the detail left out (the mail has them). */
+        omitted: {
+          type: 'object',
+          properties: {
+            matches: { type: 'integer' },
+            excerpts: { type: 'integer' },
+            containerEvents: { type: 'integer' },
+          },
+        },
       },
     }),
     evidence: nullable(freeForm),
@@ -80,5 +92,7 @@ export const incidentDetail = {
         },
       },
     },
+    /** Pass it as `eventsCursor` for the next page of events; null on the last page. */
+    nextEventsCursor: nullable(text),
   },
 }

@@ -15,18 +15,29 @@ interface ListQuery {
   cursor?: string
 }
 
-const encodeCursor = (position: { openedAt: number; id: string }) =>
-  Buffer.from(`${position.openedAt}:${position.id}`).toString('base64url')
+interface DetailQuery {
+  eventsLimit?: string
+  eventsCursor?: string
+}
 
-function decodeCursor(cursor: string): { openedAt: number; id: string } {
-  const [openedAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':')
-  if (!openedAt || !id || !/^\d{1,15}$/.test(openedAt)) {
+/** A page size: 1 to 200 (as text: the query is not coerced). */
+const pageLimit = { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$' }
+const defaultPageLimit = 50
+
+const encodeCursor = (at: number, id: string) => Buffer.from(`${at}:${id}`).toString('base64url')
+
+function decodeCursor(cursor: string, name: string): { at: number; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':')
+  if (!at || !id || !/^\d{1,15}$/.test(at)) {
     throw errors.invalidQueryParameter('The cursor is not valid.', [
-      { path: '/cursor', message: 'is not a cursor this service issued' },
+      { path: `/${name}`, message: 'is not a cursor this service issued' },
     ])
   }
-  return { openedAt: Number(openedAt), id }
+  return { at: Number(at), id }
 }
+
+const openedAfter = ({ at, id }: { at: number; id: string }) => ({ openedAt: at, id })
+const receivedAfter = ({ at, id }: { at: number; id: string }) => ({ receivedAt: at, id })
 
 export interface IncidentRoutesDeps {
   incidents: Pick<IncidentsRepository, 'list' | 'get'>
@@ -45,7 +56,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
           instance: { type: 'string', minLength: 1, maxLength: 16384 },
           category: { enum: [...categories] },
           since: { type: 'string', format: 'date-time' },
-          limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$' },
+          limit: pageLimit,
           cursor: { type: 'string', maxLength: 200 },
         },
       },
@@ -54,24 +65,40 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
     handler: async (request) => {
       const q = request.query
       const page = deps.incidents.list({
-        limit: q.limit ? Number(q.limit) : 50,
+        limit: q.limit ? Number(q.limit) : defaultPageLimit,
         ...(q.status ? { status: q.status } : {}),
         ...(q.instance ? { instance: q.instance } : {}),
         ...(q.category ? { category: q.category } : {}),
         ...(q.since ? { since: toInstant(q.since) } : {}),
-        ...(q.cursor ? { after: decodeCursor(q.cursor) } : {}),
+        ...(q.cursor ? { after: openedAfter(decodeCursor(q.cursor, 'cursor')) } : {}),
       })
-      return { incidents: page.incidents, nextCursor: page.next ? encodeCursor(page.next) : null }
+      return {
+        incidents: page.incidents,
+        nextCursor: page.next ? encodeCursor(page.next.openedAt, page.next.id) : null,
+      }
     },
   })
 
-  app.get<{ Params: { id: string } }>('/api/v1/incidents/:id', {
+  app.get<{ Params: { id: string }; Querystring: DetailQuery }>('/api/v1/incidents/:id', {
     config: { scope: 'read' },
-    schema: { response: { 200: incidentDetail, ...errorResponses(401, 403, 404, 429, 503) } },
+    schema: {
+      // One page of the incident's events (and their mails): an incident can have thousands.
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { eventsLimit: pageLimit, eventsCursor: { type: 'string', maxLength: 200 } },
+      },
+      response: { 200: incidentDetail, ...errorResponses(400, 401, 403, 404, 429, 503) },
+    },
     handler: async (request) => {
-      const incident = deps.incidents.get(request.params.id)
+      const q = request.query
+      const incident = deps.incidents.get(request.params.id, {
+        limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
+        ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
+      })
       if (!incident) throw errors.notFound('No incident has this id.')
-      return incident
+      const { nextEvents, ...detail } = incident
+      return { ...detail, nextEventsCursor: nextEvents ? encodeCursor(nextEvents.receivedAt, nextEvents.id) : null }
     },
   })
 }

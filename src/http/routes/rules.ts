@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { errors } from '../../errors.js'
+import { takePage } from '../../page-bounds.js'
 import { rulepackSchema } from '../../rules/rule-input.js'
 import type { RulesService } from '../../rules/rules-service.js'
 import { type CatalogueRule, type Category, type CustomRuleInput, categories, isBuiltin } from '../../rules/types.js'
@@ -35,9 +36,31 @@ const ruleList = {
   type: 'object',
   properties: {
     rules: { type: 'array', items: { type: 'object', properties: ruleProperties } },
+    /** Rules in the catalogue (with the filter), on all pages. */
     total: { type: 'integer' },
     category: nullableString,
+    /** Pass it as `cursor` for the next page; null on the last page. */
+    nextCursor: nullableString,
   },
+}
+
+interface ListQuery {
+  category?: Category
+  limit?: string
+  cursor?: string
+}
+
+// The catalogue is append-only and listed built-ins first, then custom rules by id: a
+// position in it never moves, so the cursor is a position.
+const encodePosition = (position: number) => Buffer.from(`rules:${position}`).toString('base64url')
+function decodePosition(cursor: string): number {
+  const match = /^rules:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
+  if (!match) {
+    throw errors.invalidQueryParameter('The cursor is not valid.', [
+      { path: '/cursor', message: 'is not a cursor this service issued' },
+    ])
+  }
+  return Number(match[1])
 }
 
 /** List items carry the fields of the spec's list; built-ins show no pattern or audit fields. */
@@ -56,16 +79,31 @@ export interface RuleRoutesDeps {
 }
 
 export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
-  app.get<{ Querystring: { category?: Category } }>('/api/v1/rules', {
+  app.get<{ Querystring: ListQuery }>('/api/v1/rules', {
     config: { scope: 'read' },
     schema: {
-      querystring: { type: 'object', properties: { category: { enum: [...categories] } } },
+      querystring: {
+        type: 'object',
+        properties: {
+          category: { enum: [...categories] },
+          // 1 to 200 rules a page, 100 by default (docs/api.md, "List the catalogue").
+          limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$' },
+          cursor: { type: 'string', maxLength: 100 },
+        },
+      },
       response: { 200: ruleList, ...errorResponses(400, 401, 403, 429, 503) },
     },
     handler: async (request) => {
-      const category = request.query.category ?? null
-      const rules = deps.rules.list(category ?? undefined).map(toItem)
-      return { rules, total: rules.length, category }
+      const { category = null, limit, cursor } = request.query
+      const all = deps.rules.list(category ?? undefined)
+      const from = cursor ? decodePosition(cursor) : 0
+      // A rule's text is bounded by its schema, but a page of them could still add up to
+      // megabytes with long actions: the byte budget bounds it too.
+      const page = takePage(all.slice(from, from + 200).map(toItem), limit ? Number(limit) : 100, (rule) =>
+        Buffer.byteLength(JSON.stringify(rule)),
+      )
+      const next = page.more || from + page.items.length < all.length ? encodePosition(from + page.items.length) : null
+      return { rules: page.items, total: all.length, category, nextCursor: next }
     },
   })
 
