@@ -11,6 +11,8 @@ done
 # Tomcat 10 has no binary on the PATH: test/servers runs its Bootstrap from the package.
 [ -f /usr/share/tomcat10/bin/bootstrap.jar ] || missing+=(tomcat10)
 [ -f /usr/share/jetty9/start.jar ] || missing+=(jetty9)
+# PostgreSQL 15's server binaries are not on the PATH either: test/store starts them itself.
+[ -f /usr/lib/postgresql/15/bin/initdb ] || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian packages for the test suites: ${missing[*]}"

@@ -5,44 +5,18 @@ import type { Db } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
 import { HeardOccurrences } from './heard-occurrences.js'
 import { uuidv7 } from './ids.js'
-import { IncidentLedger, type LedgerNotification } from './incident-ledger.js'
+import { IncidentLedger } from './incident-ledger.js'
+import type {
+  AlertEventInput,
+  AlertStatus,
+  IngestedEvent,
+  IngestOutcome,
+  IngestRequest,
+  IngestStore,
+} from './ingest-port.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
 
-export type AlertStatus = 'firing' | 'resolved'
-
-/** One alert of a webhook, ready to store: identity and instants already computed. */
-export interface AlertEventInput extends LedgerNotification {
-  /** The fingerprint the sender claimed, if any (compared, never trusted). */
-  claimedFingerprint: string | null
-  /** startsAt and endsAt as sent. */
-  startsAtText: string
-  endsAtText: string | null
-  /** The alert object as received, labels and annotations included (stored redacted). */
-  alert: { labels: Record<string, string>; annotations?: Record<string, string>; generatorURL?: string }
-}
-
-export interface IngestRequest {
-  receiver: string
-  groupKey: string
-  principal: string
-  alerts: AlertEventInput[]
-}
-
-export interface IngestedEvent {
-  eventId: string
-  fingerprint: string
-  status: AlertStatus
-  duplicate: boolean
-  /** What the notification did to its incident (incidents/lifecycle.ts). */
-  transition: TransitionKind
-  incidentId: string
-  /** An older open incident of the same alert that this one closed as superseded. */
-  superseded?: string
-}
-
-export type IngestOutcome =
-  | { kind: 'accepted'; received: number; queued: number; duplicates: number; events: IngestedEvent[] }
-  | { kind: 'queue_full' }
+export type { AlertEventInput, AlertStatus, IngestedEvent, IngestOutcome, IngestRequest }
 
 /**
  * Stores webhook requests durably with group commit (WriteBatcher): requests that arrive
@@ -51,7 +25,7 @@ export type IngestOutcome =
  * loses only that request. Every promise settles only after the commit: a 202 means the
  * event is on disk.
  */
-export class EventWriter {
+export class EventWriter implements IngestStore {
   private readonly batcher: WriteBatcher
   private readonly ledger: IncidentLedger
   private readonly answers: DuplicateAnswers

@@ -1,0 +1,273 @@
+import type pg from 'pg'
+import { StoreError } from '../../errors.js'
+import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
+import { believed, type LedgerWrite, peekNotification, planNotification } from '../../incidents/ledger-plan.js'
+import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
+import { uuidv7 } from '../ids.js'
+import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
+import type { AlertEventInput, IngestedEvent, IngestOutcome, IngestRequest, IngestStore } from '../ingest-port.js'
+import { PgHeardOccurrences } from './heard-occurrences.js'
+import { inTransaction } from './pool.js'
+
+/** PostgreSQL names parameters by position: `$identity` is $1, `$startsAt` $2. */
+const positional = (query: string) => query.replaceAll('$identity', '$1').replaceAll('$startsAt', '$2')
+
+// The three reads of the lifecycle in one round trip, each row tagged with the read it answers.
+const stateQuery = `(SELECT 'range' AS read, * FROM (${positional(stateQueries.atOrAfter)}) r)
+  UNION ALL (SELECT 'newest', * FROM (${positional(stateQueries.newest)}) n)
+  UNION ALL (SELECT 'open', * FROM (${positional(stateQueries.open)}) o)`
+
+const latestEvent = `SELECT id FROM events WHERE incident_id = $1
+  ORDER BY (status = $2) DESC, received_at DESC, id DESC LIMIT 1`
+
+const insertEvent = `INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at, starts_ms, ends_ms,
+  alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id, transition,
+  after_event_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+
+const insertIncident = `INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity,
+  status, fired, firing_event_id, resolved_event_id, last_mail_event_id, superseded_by, opened_at, ended_at, closed_at,
+  start_believed, last_heard_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $14)`
+
+/** SQLSTATEs after which the whole transaction is run again: it lost a race, nothing was written. */
+const retried = new Set([
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '23505', // unique_violation: another replica filed the same occurrence first
+])
+const maxTries = 5
+
+type Client = Pick<pg.PoolClient, 'query'>
+
+/**
+ * Ingest on PostgreSQL (docs/design.md, "Storage"). Each request is one transaction: the
+ * identities of its alerts are locked with transaction-scoped advisory locks (in sorted
+ * order), each notification's state is read and its lifecycle writes applied, the events
+ * and queue items inserted, and the promise settles only after COMMIT (synchronous_commit
+ * on). Two replicas that receive the same notification at once serialise on the lock; the
+ * unique constraints (one occurrence per identity and start, one open occurrence per
+ * identity) hold whatever the code does, and a transaction that loses a race on them is
+ * run again, when it sees the winner's rows and answers "duplicate".
+ */
+export class PgEventWriter implements IngestStore {
+  readonly heard: PgHeardOccurrences
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: {
+      queueCapacity: number
+      clockSkewMs?: number
+      now?: () => number
+      untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
+      onQueued?: () => void
+    },
+  ) {
+    this.heard = new PgHeardOccurrences(pool)
+  }
+
+  private get skew(): number {
+    return this.options.clockSkewMs ?? 300_000
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now()
+  }
+
+  async submit(request: IngestRequest): Promise<IngestOutcome> {
+    const now = this.now()
+    this.countUntrusted(request, now)
+    try {
+      const known = await this.knownDuplicates(request, now)
+      if (known) return known
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const outcome = await inTransaction(this.pool, (client) => this.write(client, request, this.now()))
+          if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
+          return outcome
+        } catch (error) {
+          const code = (error as { code?: string }).code
+          if (attempt >= maxTries || code === undefined || !retried.has(code)) throw error
+        }
+      }
+    } catch (error) {
+      throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+    }
+  }
+
+  /** Nothing waits in memory: every promise settled after its own commit. */
+  flush(): void {}
+
+  /** Said, not refused: a 4xx would make Alertmanager drop the whole group for good. */
+  private countUntrusted(request: IngestRequest, now: number): void {
+    for (const alert of request.alerts) {
+      if (!believed(alert.startsAt, now, this.skew)) this.options.untrusted?.inc({ field: 'startsAt' })
+      if (alert.endsAt !== null && alert.status === 'resolved' && !believed(alert.endsAt, now, this.skew)) {
+        this.options.untrusted?.inc({ field: 'endsAt' })
+      }
+    }
+  }
+
+  private async state(client: Client, identity: string, startsAt: number): Promise<IdentityState> {
+    const rows = (await client.query<IncidentRow & { read: string }>(stateQuery, [identity, startsAt])).rows
+    return identityState(
+      rows.filter((row) => row.read === 'range'),
+      startsAt,
+      () => rows.find((row) => row.read === 'newest'),
+      () => rows.find((row) => row.read === 'open'),
+    )
+  }
+
+  /** Alertmanager's repeats, answered from committed reads without a transaction. */
+  private async knownDuplicates(request: IngestRequest, now: number): Promise<IngestOutcome | undefined> {
+    const events: IngestedEvent[] = []
+    for (const alert of request.alerts) {
+      const t = peekNotification(await this.state(this.pool, alert.identity, alert.startsAt), alert, now, this.skew)
+      if (t.kind !== 'duplicate') return undefined
+      events.push(await this.duplicate(this.pool, alert, t))
+    }
+    for (const event of events) this.heard.heard(event.incidentId, now)
+    return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
+  }
+
+  private async duplicate(
+    client: Client,
+    alert: AlertEventInput,
+    t: Extract<Transition, { kind: 'duplicate' }>,
+  ): Promise<IngestedEvent> {
+    const repeated = await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])
+    return {
+      eventId: repeated.rows[0]?.id as string,
+      incidentId: t.occurrence.id,
+      fingerprint: alert.fingerprint,
+      status: alert.status,
+      duplicate: true,
+      transition: 'duplicate',
+    }
+  }
+
+  private async write(client: pg.PoolClient, request: IngestRequest, now: number): Promise<IngestOutcome> {
+    // D9: the capacity counts the cluster's queue, read inside the transaction.
+    const queuedNow = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM queue_items WHERE status = 'queued'",
+    )
+    if ((queuedNow.rows[0]?.n ?? 0) >= this.options.queueCapacity) return { kind: 'queue_full' }
+    const identities = [...new Set(request.alerts.map((alert) => alert.identity))].sort()
+    await client.query(
+      'SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(i, 0) AS k FROM unnest($1::text[]) i ORDER BY i) l',
+      [identities],
+    )
+    const events: IngestedEvent[] = []
+    let queued = 0
+    for (const alert of request.alerts) {
+      const eventId = uuidv7(now)
+      const state = await this.state(client, alert.identity, alert.startsAt)
+      const { writes, ...applied } = planNotification(state, alert, { eventId, newId: uuidv7(now) }, now, this.skew)
+      const t = applied.transition
+      if (t.kind === 'duplicate') {
+        events.push(await this.duplicate(client, alert, t))
+        this.heard.heard(t.occurrence.id, now)
+        continue
+      }
+      for (const w of writes) await applyWrite(client, w)
+      await client.query(insertEvent, [
+        eventId,
+        alert.identity,
+        alert.claimedFingerprint,
+        alert.status,
+        alert.startsAtText,
+        alert.endsAtText,
+        alert.startsAt,
+        alert.endsAt,
+        alert.alertname,
+        alert.instance,
+        alert.severity,
+        JSON.stringify(redactAlert(alert.alert)),
+        request.receiver,
+        redactGroupKey(request.groupKey),
+        request.principal,
+        now,
+        applied.incidentId,
+        t.kind,
+        applied.afterEventId,
+      ])
+      if (applied.mail) {
+        await client.query(
+          'INSERT INTO queue_items (event_id, available_at, created_at, updated_at) VALUES ($1, $2, $2, $2)',
+          [eventId, now],
+        )
+        queued++
+      }
+      events.push({
+        eventId,
+        fingerprint: alert.fingerprint,
+        status: alert.status,
+        duplicate: false,
+        transition: t.kind,
+        incidentId: applied.incidentId,
+        ...(applied.superseded ? { superseded: applied.superseded } : {}),
+      })
+    }
+    const duplicates = events.filter((event) => event.duplicate).length
+    return { kind: 'accepted', received: events.length, queued, duplicates, events }
+  }
+}
+
+async function applyWrite(client: Client, w: LedgerWrite): Promise<void> {
+  switch (w.op) {
+    case 'supersede':
+      await client.query(
+        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
+        [w.by, w.endedAt, w.closedAt, w.id],
+      )
+      return
+    case 'supersede_open':
+      await client.query(
+        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
+        [w.by, w.endedAt, w.closedAt, w.identity],
+      )
+      return
+    case 'insert': {
+      const r = w.row
+      await client.query(insertIncident, [
+        r.id,
+        r.identity,
+        r.fingerprint,
+        r.startsAt,
+        r.alertname,
+        r.instance,
+        r.severity,
+        r.status,
+        r.fired,
+        r.firingEventId,
+        r.resolvedEventId,
+        r.lastMailEventId,
+        r.supersededBy,
+        r.now,
+        r.endedAt,
+        r.closedAt,
+        r.startBelieved,
+      ])
+      return
+    }
+    case 'late_firing':
+      await client.query(
+        'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
+        [w.eventId, w.heardAt, w.id],
+      )
+      return
+    case 'refire':
+      await client.query(
+        `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
+          last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
+        [w.eventId, w.heardAt, w.id],
+      )
+      return
+    case 'resolve':
+      await client.query(
+        `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
+          last_heard_at = $3, last_mail_event_id = coalesce($4, last_mail_event_id) WHERE id = $5`,
+        [w.eventId, w.endedAt, w.now, w.mailEventId, w.id],
+      )
+      return
+  }
+}
