@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../store/database.js'
 import type { Lease } from '../worker/ports.js'
+import { claimSql, numbered, queueSql, sqliteParameters } from './queue-sql.js'
 
 export interface QueueOptions {
   /** How long a claim holds before another worker may take the item over. */
@@ -10,42 +11,32 @@ export interface QueueOptions {
   now?: () => number
 }
 
+/** What the expiry statement returned, as the worker counts it (D25). */
+export function countExpired(rows: ReadonlyArray<{ status: string }>): { recovered: number; exhausted: number } {
+  const exhausted = rows.filter((row) => row.status === 'failed').length
+  return { recovered: rows.length - exhausted, exhausted }
+}
+
 /**
- * The durable work queue of events (D25). A worker claims the oldest due item with one
- * `UPDATE … RETURNING` that sets a fresh lease token; every later change compares that
- * token (compare-and-swap), so a worker whose lease expired and was taken over can no
- * longer complete, renew or fail the item.
+ * The durable work queue of events (D25) on SQLite. A worker claims the oldest due item
+ * with one `UPDATE … RETURNING` that sets a fresh lease token (src/queue/queue-sql.ts).
  */
 export class WorkQueue {
   private readonly statements
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly options: QueueOptions,
   ) {
     this.statements = {
       claim: db.prepare<
-        [string, number, number, number, number],
+        [Record<number, unknown>],
         { id: number; event_id: string; attempts: number; available_at: number }
-      >(`
-        UPDATE queue_items
-           SET status = 'processing', lease_token = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-         WHERE id IN (SELECT id FROM queue_items WHERE status = 'queued' AND available_at <= ? ORDER BY available_at, id LIMIT ?)
-        RETURNING id, event_id, attempts, available_at`),
-      renew: db.prepare(
-        "UPDATE queue_items SET locked_until = ?, updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'processing'",
-      ),
-      finish: db.prepare(`UPDATE queue_items SET status = ?, lease_token = NULL, locked_until = NULL, last_error = ?,
-        available_at = ?, updated_at = ? WHERE id = ? AND lease_token = ? AND status = 'processing'`),
-      defer: db.prepare(`UPDATE queue_items SET status = 'queued', attempts = attempts - 1, lease_token = NULL,
-        locked_until = NULL, last_error = ?, available_at = ?, updated_at = ?
-        WHERE id = ? AND lease_token = ? AND status = 'processing'`),
-      expired: db.prepare<[number], { id: number; expiries: number }>(
-        "SELECT id, expiries FROM queue_items WHERE status = 'processing' AND locked_until < ?",
-      ),
-      expire:
-        db.prepare(`UPDATE queue_items SET status = ?, expiries = expiries + 1, lease_token = NULL, locked_until = NULL,
-        last_error = 'lease expired', available_at = ?, updated_at = ? WHERE id = ? AND status = 'processing' AND locked_until < ?`),
+      >(sqliteParameters(claimSql(''))),
+      renew: db.prepare(sqliteParameters(queueSql.renew)),
+      finish: db.prepare(sqliteParameters(queueSql.finish)),
+      defer: db.prepare(sqliteParameters(queueSql.defer)),
+      expire: db.prepare<[Record<number, unknown>], { status: string }>(sqliteParameters(queueSql.expire)),
       depth: db.prepare<[], { status: string; items: number }>('SELECT status, items FROM queue_depth'),
     }
   }
@@ -62,7 +53,7 @@ export class WorkQueue {
     const now = this.now()
     const token = randomUUID()
     return this.statements.claim
-      .all(token, now + this.options.leaseMs, now, now, limit)
+      .all(numbered(token, now + this.options.leaseMs, now, limit))
       .sort((a, b) => a.available_at - b.available_at || a.id - b.id)
       .map((row) => ({ itemId: row.id, eventId: row.event_id, token, attempts: row.attempts }))
   }
@@ -70,7 +61,7 @@ export class WorkQueue {
   /** Extends the lease; false when it was lost (expired and taken over). */
   renew(lease: Lease): boolean {
     const now = this.now()
-    return this.statements.renew.run(now + this.options.leaseMs, now, lease.itemId, lease.token).changes === 1
+    return this.statements.renew.run(numbered(now + this.options.leaseMs, now, lease.itemId, lease.token)).changes === 1
   }
 
   complete(lease: Lease): boolean {
@@ -85,7 +76,7 @@ export class WorkQueue {
   /** Back to the queue, due after `delayMs`, the claim not counted as an attempt. */
   defer(lease: Lease, delayMs: number, reason: string): boolean {
     const now = this.now()
-    return this.statements.defer.run(reason, now + delayMs, now, lease.itemId, lease.token).changes === 1
+    return this.statements.defer.run(numbered(reason, now + delayMs, now, lease.itemId, lease.token)).changes === 1
   }
 
   fail(lease: Lease, error: string): boolean {
@@ -95,8 +86,9 @@ export class WorkQueue {
   private finish(lease: Lease, status: string, error: string | null, availableAt: number): boolean {
     const now = this.now()
     return (
-      this.statements.finish.run(status, error?.slice(0, 1000) ?? null, availableAt, now, lease.itemId, lease.token)
-        .changes === 1
+      this.statements.finish.run(
+        numbered(status, error?.slice(0, 1000) ?? null, availableAt, now, lease.itemId, lease.token),
+      ).changes === 1
     )
   }
 
@@ -105,21 +97,7 @@ export class WorkQueue {
    * once they have expired more than `maxExpiries` times. One transaction.
    */
   recoverExpired(): { recovered: number; exhausted: number } {
-    const now = this.now()
-    return this.db
-      .transaction(() => {
-        let recovered = 0
-        let exhausted = 0
-        for (const { id, expiries } of this.statements.expired.all(now)) {
-          const giveUp = expiries + 1 > this.options.maxExpiries
-          if (this.statements.expire.run(giveUp ? 'failed' : 'queued', now, now, id, now).changes === 1) {
-            if (giveUp) exhausted++
-            else recovered++
-          }
-        }
-        return { recovered, exhausted }
-      })
-      .immediate()
+    return countExpired(this.statements.expire.all(numbered(this.now(), this.options.maxExpiries)))
   }
 
   depth(): Record<string, number> {
