@@ -77,7 +77,7 @@ export function createBackground(
   )
   const analysis = createAnalysis(config.analysisThreads, () => rules.catalogue, log.child({ component: 'analysis' }), {
     timeoutMs: config.analysisTimeoutMs,
-    onTimeout: () => metrics.analysisTimeouts.inc(),
+    onTimeout: (bound) => metrics.analysisTimeouts.inc({ bound }),
   })
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))

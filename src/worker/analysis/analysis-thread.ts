@@ -6,7 +6,8 @@ import { analyzeLogs } from '../../evidence/log-analysis.js'
 import { redactLine, secretMarkers } from '../../evidence/redact.js'
 import { loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
-import type { ThreadReply, ThreadRequest } from './analysis-pool.js'
+import { ownThreadId } from './thread-cpu.js'
+import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 let engine: DiagnosisEngine | undefined
 const port = parentPort
@@ -21,10 +22,10 @@ port.on('message', (message: ThreadRequest) => {
   if (message.type === 'rules') {
     const builtin = loadBuiltinRules()
     engine = new DiagnosisEngine(builtin.rules, builtin.versions, message.custom)
-    // The scanner's index is built now, as part of starting: the pool's bound on a task
-    // starts at 'ready', so a replacement thread is not charged for building it.
+    // The scanner's index is built now, as part of starting: the pool gives a thread tasks
+    // after 'ready', so no task is charged for building it.
     engine.scanRewriting(Buffer.alloc(0), secretMarkers, redactLine)
-    port.postMessage({ type: 'ready' } satisfies ThreadReply)
+    port.postMessage({ type: 'ready', tid: ownThreadId() } satisfies ThreadReply)
     return
   }
   if (message.type === 'addRule') {
