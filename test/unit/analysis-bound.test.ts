@@ -34,8 +34,12 @@ channel.onmessage = ({ data }) => {
 }
 const cpuMs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
 const tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
-parentPort.on('message', async (m) => {
-  if (m.type !== 'analyze' && m.type !== 'diagnose') return
+let tasks = Promise.resolve()
+// One task at a time, in order, as analysis-thread.ts runs them.
+parentPort.on('message', (m) => {
+  if (m.type === 'analyze' || m.type === 'diagnose') tasks = tasks.then(() => run(m))
+})
+async function run(m) {
   const what = m.files?.[0] ?? 'quick'
   channel.postMessage('started ' + what)
   if (what.startsWith('spin:')) {
@@ -50,8 +54,8 @@ parentPort.on('message', async (m) => {
     const key = what.slice(5)
     if (!released.has(key)) await new Promise((resolve) => waiting.set(key, resolve))
   }
-  parentPort.postMessage({ type: 'done', id: m.id, value: { what } })
-})
+  parentPort.postMessage({ type: 'done', id: m.id, value: { what }, cpuMs: cpuMs() })
+}
 parentPort.postMessage({ type: 'ready', tid })
 `,
 )

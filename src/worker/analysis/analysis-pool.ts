@@ -1,10 +1,9 @@
 import { Worker } from 'node:worker_threads'
 import { AnalysisTimeoutError, type LogAnalysis } from '../../evidence/log-analysis.js'
-import type { Catalogue } from '../../rules/catalogue.js'
 import type { Diagnosis } from '../../rules/diagnosis-engine.js'
 import type { CustomRule, Evidence } from '../../rules/types.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
-import { threadCpuMs } from './thread-cpu.js'
+import { ThreadCpuClock } from './thread-cpu.js'
 import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 export { InProcessAnalysis } // where the tests and the HTTP layer have always found it
@@ -35,20 +34,23 @@ interface Job {
 }
 
 /** The one task a thread runs, and what its bound is measured from (its thread's clocks). */
-type Running = { id: number; job: Job; startedAt: number; cpuAtStart: number | null; check: NodeJS.Timeout }
+type Posted = { id: number; job: Job; startedAt?: number; cpuAtStart?: number | null; check?: NodeJS.Timeout }
 
 interface Thread {
   worker: Worker
   /** Settles when the thread has built its engine, or fails if it exits first (a bad script). */
   online: Promise<void>
-  /** Said 'ready' (it takes tasks), and with it `tid`, its kernel id (thread-cpu.ts). */
+  /** Said 'ready' (it takes tasks), and with it its kernel id, for its CPU clock (thread-cpu.ts). */
   started: boolean
   exited: boolean
-  tid: number | null
-  running: Running | undefined
+  clock: ThreadCpuClock | null
+  /** Posted to the thread, in order: the first runs, the next is ready to start after it. */
+  posted: Posted[]
 }
 
-const threadScript = new URL('./analysis-thread.js', import.meta.url)
+export const threadScript = new URL('./analysis-thread.js', import.meta.url)
+/** Tasks posted to a thread at once: the one it runs and the next, so it never waits for the main thread. */
+const depth = 2
 
 /**
  * A fixed pool of threads that read, redact and scan log tails and run the rules: the
@@ -58,11 +60,11 @@ const threadScript = new URL('./analysis-thread.js', import.meta.url)
  * later is sent to every thread and added to its engine. Messages on a port arrive in
  * order, so a task finds every rule registered before it was posted.
  *
- * Tasks wait in the pool, not on a thread: a thread is given one task at a time, when it
- * is free, so the bound on a task (docs/design.md, "A bound on every analysis") measures
- * that task alone, from when its thread begins it; and a thread stopped at the bound takes
- * no other task down with it. A thread that dies fails its one task (the queue retries the
- * event) and is replaced.
+ * Tasks wait in the pool, not on a thread: a thread holds the task it runs and the next
+ * one, so the bound on a task (docs/design.md, "A bound on every analysis") measures that
+ * task alone, from when its thread begins it; a thread stopped at the bound, or that dies,
+ * fails the task it ran (the queue retries a dead thread's event) and its next task goes
+ * back to the head of the waiting ones.
  */
 export class AnalysisPool implements Analysis {
   private readonly threads: Thread[] = []
@@ -118,12 +120,16 @@ export class AnalysisPool implements Analysis {
     })
   }
 
-  /** Gives waiting tasks, in order, to the threads that are free. */
+  /**
+   * Gives waiting tasks, in order, to the threads that have room: first one to each idle
+   * thread, then a next one to each busy thread.
+   */
   private dispatch(): void {
-    for (const thread of this.threads) {
-      if (this.waiting.length === 0) return
-      if (!thread.started || thread.exited || thread.running) continue
-      this.begin(thread, this.waiting.shift() as Job)
+    for (let room = 1; room <= depth; room++) {
+      for (const thread of this.threads) {
+        if (this.waiting.length === 0) return
+        if (thread.started && !thread.exited && thread.posted.length < room) this.post(thread)
+      }
     }
     // Threads that could not even start are not replaced (ready() reports them): with none
     // left, nothing would ever take these tasks.
@@ -132,13 +138,20 @@ export class AnalysisPool implements Analysis {
     }
   }
 
-  private begin(thread: Thread, job: Job): void {
-    const id = this.nextId++
-    const cpuAtStart = thread.tid === null ? null : threadCpuMs(thread.tid)
+  private post(thread: Thread): void {
+    const posted = { id: this.nextId++, job: this.waiting.shift() as Job }
+    thread.posted.push(posted)
+    thread.worker.postMessage({ ...posted.job.task, id: posted.id } satisfies ThreadRequest)
+    if (thread.posted.length === 1) this.begin(thread, thread.clock?.readMs() ?? null)
+  }
+
+  /** The thread begins its first task now: `cpu` is its CPU clock at that instant. */
+  private begin(thread: Thread, cpu: number | null): void {
+    const first = thread.posted[0] as Posted
+    first.startedAt = performance.now()
+    first.cpuAtStart = cpu
     // CPU time never runs faster than the wall clock: the first look is at the bound.
-    const check = setTimeout(() => this.check(thread), this.timeoutMs)
-    thread.running = { id, job, startedAt: performance.now(), cpuAtStart, check }
-    thread.worker.postMessage({ ...job.task, id } satisfies ThreadRequest)
+    first.check = setTimeout(() => this.check(thread), this.timeoutMs)
   }
 
   /**
@@ -148,15 +161,15 @@ export class AnalysisPool implements Analysis {
    * rest of the budget could be spent at the earliest.
    */
   private check(thread: Thread): void {
-    const running = thread.running
-    if (!running) return
+    const running = thread.posted[0]
+    if (running?.startedAt === undefined) return
     const wallMs = performance.now() - running.startedAt
-    const clock = thread.tid === null ? null : threadCpuMs(thread.tid)
-    const cpuMs = clock === null || running.cpuAtStart === null ? null : clock - running.cpuAtStart
+    const clock = thread.clock?.readMs() ?? null
+    const cpuMs = clock === null || running.cpuAtStart == null ? null : clock - running.cpuAtStart
     // A clock that cannot be read (the thread is exiting) leaves only the backstop.
-    const usedMs = thread.tid === null ? wallMs : cpuMs
+    const usedMs = thread.clock === null ? wallMs : cpuMs
     if (usedMs !== null && usedMs > this.timeoutMs) {
-      this.stop(thread, new AnalysisTimeoutError(thread.tid === null ? 'wall' : 'cpu', this.timeoutMs, cpuMs))
+      this.stop(thread, new AnalysisTimeoutError(thread.clock === null ? 'wall' : 'cpu', this.timeoutMs, cpuMs))
     } else if (wallMs >= this.backstopMs) {
       this.stop(thread, new AnalysisTimeoutError('wall', this.backstopMs, cpuMs))
     } else {
@@ -167,26 +180,37 @@ export class AnalysisPool implements Analysis {
 
   /**
    * JavaScript cannot interrupt a running regular expression: the thread is terminated and
-   * replaced at once, its one task failed with the timeout; the waiting tasks are not its.
+   * replaced at once, its running task failed with the timeout. The task posted after it
+   * never began: it goes back to the head of the waiting tasks.
    */
   private stop(thread: Thread, error: AnalysisTimeoutError): void {
-    const running = thread.running
-    thread.running = undefined
+    const [running] = this.release(thread)
     const index = this.threads.indexOf(thread)
     if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
     void thread.worker.terminate()
+    thread.clock?.close()
     this.onTimeout(error.bound)
     running?.job.reject(error)
+    this.dispatch()
+  }
+
+  /** Takes the thread's tasks back: returns the running one, re-queues the others. */
+  private release(thread: Thread): Posted[] {
+    const [running, ...rest] = thread.posted.splice(0)
+    clearTimeout(running?.check)
+    this.waiting.unshift(...rest.map((posted) => posted.job))
+    return running ? [running] : []
   }
 
   private settle(thread: Thread, reply: Exclude<ThreadReply, { type: 'ready' }>): void {
-    const running = thread.running
-    // A reply from a thread already stopped at the bound, or to nothing, is dropped.
-    if (!running || running.id !== reply.id) return
-    clearTimeout(running.check)
-    thread.running = undefined
-    if (reply.type === 'done') running.job.resolve(reply.value)
-    else running.job.reject(new Error(`analysis failed: ${reply.error}`))
+    // Replies come in the order of the tasks; one from a thread already stopped is dropped.
+    if (thread.posted[0]?.id !== reply.id) return
+    const done = thread.posted.shift() as Posted
+    clearTimeout(done.check)
+    // The thread began its next task when it answered: its clock then is the task's start.
+    if (thread.posted.length > 0) this.begin(thread, reply.cpuMs ?? thread.clock?.readMs() ?? null)
+    if (reply.type === 'done') done.job.resolve(reply.value)
+    else done.job.reject(new Error(`analysis failed: ${reply.error}`))
     this.dispatch()
   }
 
@@ -199,23 +223,20 @@ export class AnalysisPool implements Analysis {
       worker.once('exit', (code) => reject(new Error(`analysis thread exited (${code}) before it ran`)))
     })
     online.catch(() => {}) // observed through ready()
-    const thread: Thread = { worker, online, started: false, exited: false, tid: null, running: undefined }
+    const thread: Thread = { worker, online, started: false, exited: false, clock: null, posted: [] }
     worker.on('message', (reply: ThreadReply) => {
       if (reply.type !== 'ready') return this.settle(thread, reply)
       thread.started = true
-      thread.tid = reply.tid ?? null
+      thread.clock = ThreadCpuClock.open(reply.tid ?? null)
       markOnline()
       this.dispatch()
     })
     worker.on('error', (error) => this.log.error({ err: error }, 'analysis thread failed'))
     worker.on('exit', (code) => {
       thread.exited = true
-      const running = thread.running
-      thread.running = undefined
-      if (running) {
-        clearTimeout(running.check)
-        running.job.reject(new Error(`analysis thread exited (${code})`))
-      }
+      thread.clock?.close()
+      const [running] = this.release(thread)
+      running?.job.reject(new Error(`analysis thread exited (${code})`))
       const index = this.threads.indexOf(thread)
       // A thread that never ran would fail again: ready() reports it instead.
       if (index !== -1 && thread.started && !this.closing) this.threads[index] = this.spawn()
@@ -223,21 +244,4 @@ export class AnalysisPool implements Analysis {
     })
     return thread
   }
-}
-
-/**
- * The analysis of the service. `catalogue` is the live catalogue: on the main thread its
- * built-ins, already loaded, are reused; a thread loads its own (it shares no memory).
- */
-export function createAnalysis(
-  threads: number,
-  catalogue: () => Catalogue,
-  log: { error(obj: object, msg: string): void },
-  bound: { timeoutMs: number; onTimeout: (bound: 'cpu' | 'wall') => void },
-): Analysis {
-  if (threads === 0) {
-    const { custom, builtins, builtinVersions } = catalogue()
-    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions })
-  }
-  return new AnalysisPool(threads, () => catalogue().custom, log, threadScript, bound.timeoutMs, bound.onTimeout)
 }

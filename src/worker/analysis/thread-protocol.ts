@@ -13,5 +13,6 @@ export type ThreadRequest =
 export type ThreadReply =
   /** `tid`: the kernel's id of the thread, whose CPU time bounds its tasks (thread-cpu.ts). */
   | { type: 'ready'; tid: number | null }
-  | { type: 'done'; id: number; value: LogAnalysis | Diagnosis }
-  | { type: 'failed'; id: number; error: string }
+  /** `cpuMs`: the thread's CPU clock as it answers, when it begins its next task. */
+  | { type: 'done'; id: number; value: LogAnalysis | Diagnosis; cpuMs: number | null }
+  | { type: 'failed'; id: number; error: string; cpuMs: number | null }
