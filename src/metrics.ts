@@ -20,7 +20,7 @@ export interface Metrics {
   connectionsRefused: Counter<'reason'>
   connectionsOpen: Gauge
   connectionsMax: Gauge
-  analysisTimeouts: Counter
+  analysisTimeouts: Counter<'bound'>
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
   untrustedTimestamps: Counter<'field'>
@@ -123,9 +123,15 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
       'diagnostic_ingest_commits_total',
       'Transactions that committed webhook requests; concurrent requests share one (group commit)',
     ),
-    analysisTimeouts: counter(
-      'diagnostic_analysis_timeouts_total',
-      'Log analyses stopped at DIAG_ANALYSIS_TIMEOUT_MS: the thread was replaced, the report shows the gap',
+    analysisTimeouts: withSeries(
+      new Counter({
+        name: 'diagnostic_analysis_timeouts_total',
+        help: 'Log analyses stopped, their thread replaced and the gap reported: over DIAG_ANALYSIS_TIMEOUT_MS of CPU time (cpu), or unfinished at the wall-clock backstop (wall)',
+        labelNames: ['bound'],
+        registers,
+      }),
+      'bound',
+      ['cpu', 'wall'],
     ),
     connectionsRefused: new Counter({
       name: 'diagnostic_connections_refused_total',

@@ -41,10 +41,23 @@ export function analyzeLogs(files: readonly string[], roots: readonly string[], 
   return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches }
 }
 
-/** An analysis that ran past its bound: its thread was terminated and replaced. */
+/**
+ * An analysis stopped at its bound, its thread terminated and replaced (docs/design.md, "A
+ * bound on every analysis"): `cpu` when it used more CPU time than the bound, `wall` when
+ * it did not finish within the wall-clock backstop (a thread that waits, not computes).
+ */
 export class AnalysisTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`the log analysis took longer than ${timeoutMs} ms`)
+  constructor(
+    readonly bound: 'cpu' | 'wall',
+    readonly limitMs: number,
+    /** The CPU time the analysis had used, when the thread's CPU clock could be read. */
+    readonly cpuMs: number | null = null,
+  ) {
+    super(
+      bound === 'cpu'
+        ? `the log analysis used more than ${limitMs} ms of CPU time`
+        : `the log analysis did not finish within ${limitMs} ms${cpuMs === null ? '' : ` (${Math.round(cpuMs)} ms of CPU time)`}`,
+    )
     this.name = 'AnalysisTimeoutError'
   }
 }

@@ -16,7 +16,8 @@ import { sqliteOutboxStore } from '../store/outbox-store.js'
 import { pruneOlderThan } from '../store/retention.js'
 import { sqliteWorkerStore } from '../store/worker-store.js'
 import { WriteBatcher } from '../store/write-batcher.js'
-import { type Analysis, createAnalysis } from '../worker/analysis/analysis-pool.js'
+import type { Analysis } from '../worker/analysis/analysis-pool.js'
+import { createAnalysis } from '../worker/analysis/create-analysis.js'
 import { processEvent } from '../worker/process-event.js'
 import { QueueStallMonitor } from '../worker/queue-stall.js'
 import { Worker } from '../worker/worker.js'
@@ -83,7 +84,7 @@ export function createBackground(
   )
   const analysis = createAnalysis(config.analysisThreads, () => rules.catalogue, log.child({ component: 'analysis' }), {
     timeoutMs: config.analysisTimeoutMs,
-    onTimeout: () => metrics.analysisTimeouts.inc(),
+    onTimeout: (bound) => metrics.analysisTimeouts.inc({ bound }),
   })
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))

@@ -1,9 +1,12 @@
 import { Worker } from 'node:worker_threads'
-import { AnalysisTimeoutError, analyzeLogs, type LogAnalysis } from '../../evidence/log-analysis.js'
-import { type Family, loadBuiltinRules } from '../../rules/builtin-loader.js'
-import type { Catalogue } from '../../rules/catalogue.js'
-import { type Diagnosis, DiagnosisEngine } from '../../rules/diagnosis-engine.js'
-import type { BuiltinRule, CustomRule, Evidence } from '../../rules/types.js'
+import { AnalysisTimeoutError, type LogAnalysis } from '../../evidence/log-analysis.js'
+import type { Diagnosis } from '../../rules/diagnosis-engine.js'
+import type { CustomRule, Evidence } from '../../rules/types.js'
+import { InProcessAnalysis } from './in-process-analysis.js'
+import { ThreadCpuClock } from './thread-cpu.js'
+import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
+
+export { InProcessAnalysis } // where the tests and the HTTP layer have always found it
 
 /**
  * Where the worker reads logs and diagnoses: on analysis threads, or on the main thread.
@@ -19,62 +22,35 @@ export interface Analysis {
   close(): Promise<void>
 }
 
-export type ThreadRequest =
-  | { type: 'rules'; custom: readonly CustomRule[] }
-  | { type: 'addRule'; rule: CustomRule }
-  | { type: 'analyze'; id: number; files: readonly string[]; roots: readonly string[] }
-  | { type: 'diagnose'; id: number; evidence: Evidence }
-
-export type ThreadReply =
-  | { type: 'ready' }
-  | { type: 'done'; id: number; value: LogAnalysis | Diagnosis }
-  | { type: 'failed'; id: number; error: string }
-
 type Task =
   | { type: 'analyze'; files: readonly string[]; roots: readonly string[] }
   | { type: 'diagnose'; evidence: Evidence }
 
-interface Pending {
+/** A task submitted to the pool, waiting for a thread or running on one. */
+interface Job {
+  task: Task
   resolve(value: LogAnalysis | Diagnosis): void
   reject(error: Error): void
 }
+
+/** The one task a thread runs, and what its bound is measured from (its thread's clocks). */
+type Posted = { id: number; job: Job; startedAt?: number; cpuAtStart?: number | null; check?: NodeJS.Timeout }
 
 interface Thread {
   worker: Worker
   /** Settles when the thread has built its engine, or fails if it exits first (a bad script). */
   online: Promise<void>
-  pending: Map<number, Pending>
+  /** Said 'ready' (it takes tasks), and with it its kernel id, for its CPU clock (thread-cpu.ts). */
+  started: boolean
+  exited: boolean
+  clock: ThreadCpuClock | null
+  /** Posted to the thread, in order: the first runs, the next is ready to start after it. */
+  posted: Posted[]
 }
 
-/** The built-in rules and their families' versions, as loaded from builtin-rules/. */
-type BuiltinCatalogue = { rules: readonly BuiltinRule[]; versions: Record<Family, string> }
-
-/** DIAG_ANALYSIS_THREADS=0: the same analysis and engine, on the main thread. */
-export class InProcessAnalysis implements Analysis {
-  readonly engine: DiagnosisEngine
-
-  constructor(custom: readonly CustomRule[], builtin: BuiltinCatalogue = loadBuiltinRules()) {
-    this.engine = new DiagnosisEngine(builtin.rules, builtin.versions, custom)
-  }
-
-  async ready(): Promise<void> {}
-
-  async analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis> {
-    return analyzeLogs(files, roots, (raw, markers, rewrite) => this.engine.scanRewriting(raw, markers, rewrite))
-  }
-
-  diagnose(evidence: Evidence): Promise<Diagnosis> {
-    return this.engine.diagnose(evidence)
-  }
-
-  addCustomRule(rule: CustomRule): void {
-    this.engine.addCustomRule(rule)
-  }
-
-  async close(): Promise<void> {}
-}
-
-const threadScript = new URL('./analysis-thread.js', import.meta.url)
+export const threadScript = new URL('./analysis-thread.js', import.meta.url)
+/** Tasks posted to a thread at once: the one it runs and the next, so it never waits for the main thread. */
+const depth = 2
 
 /**
  * A fixed pool of threads that read, redact and scan log tails and run the rules: the
@@ -82,12 +58,17 @@ const threadScript = new URL('./analysis-thread.js', import.meta.url)
  * otherwise hold the event loop that answers webhooks. Each thread builds its engine once,
  * from the built-in files and the custom rules it is sent first; every rule registered
  * later is sent to every thread and added to its engine. Messages on a port arrive in
- * order, so a task finds every rule registered before it was posted. A task goes to the
- * thread with the fewest tasks in flight. A thread that dies fails its tasks (the queue
- * retries their events) and is replaced.
+ * order, so a task finds every rule registered before it was posted.
+ *
+ * Tasks wait in the pool, not on a thread: a thread holds the task it runs and the next
+ * one, so the bound on a task (docs/design.md, "A bound on every analysis") measures that
+ * task alone, from when its thread begins it; a thread stopped at the bound, or that dies,
+ * fails the task it ran (the queue retries a dead thread's event) and its next task goes
+ * back to the head of the waiting ones.
  */
 export class AnalysisPool implements Analysis {
   private readonly threads: Thread[] = []
+  private readonly waiting: Job[] = []
   private nextId = 1
   private closing = false
 
@@ -97,9 +78,14 @@ export class AnalysisPool implements Analysis {
     private readonly customRules: () => readonly CustomRule[],
     private readonly log: { error(obj: object, msg: string): void },
     private readonly script: URL = threadScript,
-    /** Wall-clock bound on one task; past it the thread is terminated and replaced. */
+    /** The bound on one task's CPU time; past it the thread is terminated and replaced. */
     private readonly timeoutMs = 10_000,
-    private readonly onTimeout: () => void = () => {},
+    private readonly onTimeout: (bound: 'cpu' | 'wall') => void = () => {},
+    /**
+     * How long a task may run in wall time whatever CPU time it used: generous, since it
+     * only frees a thread that waits (a read that never returns) or a host too loaded to run it.
+     */
+    private readonly backstopMs = Math.max(10 * timeoutMs, 60_000),
   ) {
     for (let i = 0; i < size; i++) this.threads.push(this.spawn())
   }
@@ -122,101 +108,140 @@ export class AnalysisPool implements Analysis {
 
   async close(): Promise<void> {
     this.closing = true
+    for (const job of this.waiting.splice(0)) job.reject(new Error('the analysis pool is closed'))
     await Promise.all(this.threads.map((thread) => thread.worker.terminate()))
   }
 
   private run(task: Task): Promise<LogAnalysis | Diagnosis> {
     if (this.closing) return Promise.reject(new Error('the analysis pool is closed'))
-    const thread = this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a))
-    const id = this.nextId++
     return new Promise<LogAnalysis | Diagnosis>((resolve, reject) => {
-      // A thread stuck in one task (a costly rule on hostile text) can only be stopped by
-      // terminating it; its other tasks fail with it and their events are retried.
-      const expire = () => {
-        thread.pending.delete(id)
-        this.onTimeout()
-        reject(new AnalysisTimeoutError(this.timeoutMs))
-        // Replaced at once, so that no new task goes to the thread while it terminates.
-        const index = this.threads.indexOf(thread)
-        if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
-        void thread.worker.terminate()
-      }
-      // The bound is on the task: the clock starts once the thread runs, so a thread that
-      // replaced a terminated one is not charged for its own start.
-      let settled = false
-      let timer: NodeJS.Timeout | undefined
-      thread.online.then(
-        () => {
-          if (!settled) timer = setTimeout(expire, this.timeoutMs)
-        },
-        () => {},
-      )
-      const settle = () => {
-        settled = true
-        clearTimeout(timer)
-      }
-      thread.pending.set(id, {
-        resolve: (value) => {
-          settle()
-          resolve(value)
-        },
-        reject: (error) => {
-          settle()
-          reject(error)
-        },
-      })
-      thread.worker.postMessage({ ...task, id } satisfies ThreadRequest)
+      this.waiting.push({ task, resolve, reject })
+      this.dispatch()
     })
+  }
+
+  /**
+   * Gives waiting tasks, in order, to the threads that have room: first one to each idle
+   * thread, then a next one to each busy thread.
+   */
+  private dispatch(): void {
+    for (let room = 1; room <= depth; room++) {
+      for (const thread of this.threads) {
+        if (this.waiting.length === 0) return
+        if (thread.started && !thread.exited && thread.posted.length < room) this.post(thread)
+      }
+    }
+    // Threads that could not even start are not replaced (ready() reports them): with none
+    // left, nothing would ever take these tasks.
+    if (this.waiting.length > 0 && this.threads.every((thread) => thread.exited)) {
+      for (const job of this.waiting.splice(0)) job.reject(new Error('no analysis thread is running'))
+    }
+  }
+
+  private post(thread: Thread): void {
+    const posted = { id: this.nextId++, job: this.waiting.shift() as Job }
+    thread.posted.push(posted)
+    thread.worker.postMessage({ ...posted.job.task, id: posted.id } satisfies ThreadRequest)
+    if (thread.posted.length === 1) this.begin(thread, thread.clock?.readMs() ?? null)
+  }
+
+  /** The thread begins its first task now: `cpu` is its CPU clock at that instant. */
+  private begin(thread: Thread, cpu: number | null): void {
+    const first = thread.posted[0] as Posted
+    first.startedAt = performance.now()
+    first.cpuAtStart = cpu
+    // CPU time never runs faster than the wall clock: the first look is at the bound.
+    first.check = setTimeout(() => this.check(thread), this.timeoutMs)
+  }
+
+  /**
+   * The verdict on a running task: over the bound when its thread has used more CPU time on
+   * it than the bound (wall time where there is no CPU clock: not Linux); stopped at the
+   * backstop when it has run that long without that. Otherwise it looks again when the
+   * rest of the budget could be spent at the earliest.
+   */
+  private check(thread: Thread): void {
+    const running = thread.posted[0]
+    if (running?.startedAt === undefined) return
+    const wallMs = performance.now() - running.startedAt
+    const clock = thread.clock?.readMs() ?? null
+    const cpuMs = clock === null || running.cpuAtStart == null ? null : clock - running.cpuAtStart
+    // A clock that cannot be read (the thread is exiting) leaves only the backstop.
+    const usedMs = thread.clock === null ? wallMs : cpuMs
+    if (usedMs !== null && usedMs > this.timeoutMs) {
+      this.stop(thread, new AnalysisTimeoutError(thread.clock === null ? 'wall' : 'cpu', this.timeoutMs, cpuMs))
+    } else if (wallMs >= this.backstopMs) {
+      this.stop(thread, new AnalysisTimeoutError('wall', this.backstopMs, cpuMs))
+    } else {
+      const next = Math.min(this.timeoutMs - (usedMs ?? 0), this.backstopMs - wallMs)
+      running.check = setTimeout(() => this.check(thread), Math.max(1, next))
+    }
+  }
+
+  /**
+   * JavaScript cannot interrupt a running regular expression: the thread is terminated and
+   * replaced at once, its running task failed with the timeout. The task posted after it
+   * never began: it goes back to the head of the waiting tasks.
+   */
+  private stop(thread: Thread, error: AnalysisTimeoutError): void {
+    const [running] = this.release(thread)
+    const index = this.threads.indexOf(thread)
+    if (index !== -1 && !this.closing) this.threads[index] = this.spawn()
+    void thread.worker.terminate()
+    thread.clock?.close()
+    this.onTimeout(error.bound)
+    running?.job.reject(error)
+    this.dispatch()
+  }
+
+  /** Takes the thread's tasks back: returns the running one, re-queues the others. */
+  private release(thread: Thread): Posted[] {
+    const [running, ...rest] = thread.posted.splice(0)
+    clearTimeout(running?.check)
+    this.waiting.unshift(...rest.map((posted) => posted.job))
+    return running ? [running] : []
+  }
+
+  private settle(thread: Thread, reply: Exclude<ThreadReply, { type: 'ready' }>): void {
+    // Replies come in the order of the tasks; one from a thread already stopped is dropped.
+    if (thread.posted[0]?.id !== reply.id) return
+    const done = thread.posted.shift() as Posted
+    clearTimeout(done.check)
+    // The thread began its next task when it answered: its clock then is the task's start.
+    if (thread.posted.length > 0) this.begin(thread, reply.cpuMs ?? thread.clock?.readMs() ?? null)
+    if (reply.type === 'done') done.job.resolve(reply.value)
+    else done.job.reject(new Error(`analysis failed: ${reply.error}`))
+    this.dispatch()
   }
 
   private spawn(): Thread {
     const worker = new Worker(this.script)
     worker.postMessage({ type: 'rules', custom: this.customRules() } satisfies ThreadRequest)
-    let started = false
     let markOnline = () => {}
     const online = new Promise<void>((resolve, reject) => {
       markOnline = resolve
       worker.once('exit', (code) => reject(new Error(`analysis thread exited (${code}) before it ran`)))
     })
     online.catch(() => {}) // observed through ready()
-    const thread: Thread = { worker, online, pending: new Map() }
-    thread.worker.on('message', (reply: ThreadReply) => {
-      if (reply.type === 'ready') {
-        started = true
-        markOnline()
-        return
-      }
-      const pending = thread.pending.get(reply.id)
-      thread.pending.delete(reply.id)
-      if (reply.type === 'done') pending?.resolve(reply.value)
-      else pending?.reject(new Error(`analysis failed: ${reply.error}`))
+    const thread: Thread = { worker, online, started: false, exited: false, clock: null, posted: [] }
+    worker.on('message', (reply: ThreadReply) => {
+      if (reply.type !== 'ready') return this.settle(thread, reply)
+      thread.started = true
+      thread.clock = ThreadCpuClock.open(reply.tid ?? null)
+      markOnline()
+      this.dispatch()
     })
-    thread.worker.on('error', (error) => this.log.error({ err: error }, 'analysis thread failed'))
-    thread.worker.on('exit', (code) => {
-      for (const pending of thread.pending.values()) pending.reject(new Error(`analysis thread exited (${code})`))
-      thread.pending.clear()
-      // A thread that never ran would fail again: ready() reports it instead.
-      if (this.closing || !started) return
+    worker.on('error', (error) => this.log.error({ err: error }, 'analysis thread failed'))
+    worker.on('exit', (code) => {
+      thread.exited = true
+      thread.clock?.close()
+      const [running] = this.release(thread)
+      running?.job.reject(new Error(`analysis thread exited (${code})`))
       const index = this.threads.indexOf(thread)
-      if (index !== -1) this.threads[index] = this.spawn()
+      // A thread that never ran would fail again: ready() reports it instead.
+      if (index !== -1 && thread.started && !this.closing) this.threads[index] = this.spawn()
+      this.dispatch()
     })
     return thread
   }
-}
-
-/**
- * The analysis of the service. `catalogue` is the live catalogue: on the main thread its
- * built-ins, already loaded, are reused; a thread loads its own (it shares no memory).
- */
-export function createAnalysis(
-  threads: number,
-  catalogue: () => Catalogue,
-  log: { error(obj: object, msg: string): void },
-  bound: { timeoutMs: number; onTimeout: () => void },
-): Analysis {
-  if (threads === 0) {
-    const { custom, builtins, builtinVersions } = catalogue()
-    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions })
-  }
-  return new AnalysisPool(threads, () => catalogue().custom, log, threadScript, bound.timeoutMs, bound.onTimeout)
 }

@@ -6,9 +6,14 @@ import { analyzeLogs } from '../../evidence/log-analysis.js'
 import { redactLine, secretMarkers } from '../../evidence/redact.js'
 import { loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
-import type { ThreadReply, ThreadRequest } from './analysis-pool.js'
+import { ownThreadId, ThreadCpuClock } from './thread-cpu.js'
+import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 let engine: DiagnosisEngine | undefined
+let tasks = Promise.resolve()
+const tid = ownThreadId()
+const clock = ThreadCpuClock.open(tid)
+const cpu = () => clock?.readMs() ?? null
 const port = parentPort
 if (!port) throw new Error('analysis-thread.js runs as a worker thread')
 
@@ -21,31 +26,29 @@ port.on('message', (message: ThreadRequest) => {
   if (message.type === 'rules') {
     const builtin = loadBuiltinRules()
     engine = new DiagnosisEngine(builtin.rules, builtin.versions, message.custom)
-    // The scanner's index is built now, as part of starting: the pool's bound on a task
-    // starts at 'ready', so a replacement thread is not charged for building it.
+    // The scanner's index is built now, as part of starting: the pool gives a thread tasks
+    // after 'ready', so no task is charged for building it.
     engine.scanRewriting(Buffer.alloc(0), secretMarkers, redactLine)
-    port.postMessage({ type: 'ready' } satisfies ThreadReply)
+    port.postMessage({ type: 'ready', tid } satisfies ThreadReply)
     return
   }
   if (message.type === 'addRule') {
     live().addCustomRule(message.rule)
     return
   }
-  const reply = (value: ThreadReply) => port.postMessage(value)
-  const failed = (error: unknown) =>
-    reply({ type: 'failed', id: message.id, error: error instanceof Error ? error.message : String(error) })
-  try {
-    if (message.type === 'analyze') {
-      const analysis = analyzeLogs(message.files, message.roots, (raw, markers, rewrite) =>
-        live().scanRewriting(raw, markers, rewrite),
-      )
-      reply({ type: 'done', id: message.id, value: analysis })
-      return
+  // One task at a time, in order, even when the rules run asynchronously: a reply says
+  // when the next task begins, with the thread's CPU clock at that instant (the pool's bound).
+  const task = message
+  tasks = tasks.then(async () => {
+    try {
+      const value =
+        task.type === 'analyze'
+          ? analyzeLogs(task.files, task.roots, (raw, markers, rewrite) => live().scanRewriting(raw, markers, rewrite))
+          : await live().diagnose(task.evidence)
+      port.postMessage({ type: 'done', id: task.id, value, cpuMs: cpu() } satisfies ThreadReply)
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error)
+      port.postMessage({ type: 'failed', id: task.id, error: text, cpuMs: cpu() } satisfies ThreadReply)
     }
-    live()
-      .diagnose(message.evidence)
-      .then((diagnosis) => reply({ type: 'done', id: message.id, value: diagnosis }), failed)
-  } catch (error) {
-    failed(error)
-  }
+  })
 })

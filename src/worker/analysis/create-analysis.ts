@@ -1,0 +1,20 @@
+import type { Catalogue } from '../../rules/catalogue.js'
+import { type Analysis, AnalysisPool, threadScript } from './analysis-pool.js'
+import { InProcessAnalysis } from './in-process-analysis.js'
+
+/**
+ * The analysis of the service. `catalogue` is the live catalogue: on the main thread its
+ * built-ins, already loaded, are reused; a thread loads its own (it shares no memory).
+ */
+export function createAnalysis(
+  threads: number,
+  catalogue: () => Catalogue,
+  log: { error(obj: object, msg: string): void },
+  bound: { timeoutMs: number; onTimeout: (bound: 'cpu' | 'wall') => void },
+): Analysis {
+  if (threads === 0) {
+    const { custom, builtins, builtinVersions } = catalogue()
+    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions })
+  }
+  return new AnalysisPool(threads, () => catalogue().custom, log, threadScript, bound.timeoutMs, bound.onTimeout)
+}
