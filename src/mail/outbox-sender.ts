@@ -4,19 +4,27 @@ import type { OutgoingMail } from './outgoing-mail.js'
 export interface OutboxRow extends OutgoingMail {
   id: number
   attempts: number
+  /**
+   * The claim this row was handed out under, where several replicas share the outbox: its
+   * outcome is recorded only while the claim holds (a fencing token).
+   */
+  claim?: string
 }
+
+type Claimed = { id: number; attempts: number; claim?: string }
 
 /** What became of one delivery attempt. */
 export type DeliveryOutcome =
-  | { id: number; attempts: number; state: 'sent'; at: number }
-  | { id: number; attempts: number; state: 'retry'; nextAttemptAt: number; error: string }
-  | { id: number; attempts: number; state: 'failed'; error: string }
+  | (Claimed & { state: 'sent'; at: number })
+  | (Claimed & { state: 'retry'; nextAttemptAt: number; error: string })
+  | (Claimed & { state: 'failed'; error: string })
 
-/** What the sender needs from storage (implemented in store/). */
+/** What the sender needs from storage (implemented in store/, synchronously on SQLite). */
 export interface OutboxStore {
-  due(now: number, limit: number): OutboxRow[]
+  /** Due rows, handed to this sender alone until it records them (or its claim expires). */
+  due(now: number, limit: number): OutboxRow[] | Promise<OutboxRow[]>
   /** Records the outcomes of one batch in one transaction. */
-  record(outcomes: readonly DeliveryOutcome[]): void
+  record(outcomes: readonly DeliveryOutcome[]): void | Promise<void>
 }
 
 export interface SenderOptions {
@@ -98,12 +106,16 @@ export class OutboxSender {
 
   private async drain(): Promise<void> {
     try {
+      // A synchronous store (SQLite) is not awaited: no turn of the event loop between a
+      // commit and the drain that reads it.
       if (this.unrecorded.length > 0) {
-        this.store.record(this.unrecorded)
+        const recorded = this.store.record(this.unrecorded)
+        if (recorded instanceof Promise) await recorded
         this.unrecorded = []
       }
       for (;;) {
-        const rows = this.store.due(this.now(), this.options.batch)
+        const due = this.store.due(this.now(), this.options.batch)
+        const rows = due instanceof Promise ? await due : due
         const outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
         for (const outcome of outcomes) {
           if (outcome.state === 'sent') this.counters.notificationsSent.inc()
@@ -111,7 +123,8 @@ export class OutboxSender {
         }
         if (outcomes.length > 0) {
           this.unrecorded = outcomes
-          this.store.record(outcomes)
+          const recorded = this.store.record(outcomes)
+          if (recorded instanceof Promise) await recorded
           this.unrecorded = []
         }
         // A mail that was waiting for one just sent (or failed for good) is due now.
@@ -126,18 +139,19 @@ export class OutboxSender {
 
   private async deliver(row: OutboxRow): Promise<DeliveryOutcome> {
     const attempts = row.attempts + 1
+    const claimed = row.claim === undefined ? { id: row.id, attempts } : { id: row.id, attempts, claim: row.claim }
     try {
       await this.transport.send(row)
-      return { id: row.id, attempts, state: 'sent', at: this.now() }
+      return { ...claimed, state: 'sent', at: this.now() }
     } catch (error) {
       const reason = (error as Error).message?.slice(0, 500) ?? String(error)
       if (isPermanent(error) || attempts >= this.options.maxAttempts) {
         this.log.error({ eventId: row.eventId, attempts, reason }, 'e-mail delivery failed for good')
-        return { id: row.id, attempts, state: 'failed', error: reason }
+        return { ...claimed, state: 'failed', error: reason }
       }
       const delay = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempts - 1))
       this.log.warn({ eventId: row.eventId, attempts, retryInMs: delay, reason }, 'e-mail delivery failed; will retry')
-      return { id: row.id, attempts, state: 'retry', nextAttemptAt: this.now() + delay, error: reason }
+      return { ...claimed, state: 'retry', nextAttemptAt: this.now() + delay, error: reason }
     }
   }
 }
