@@ -100,7 +100,11 @@ CREATE TABLE outbox (
   next_attempt_at  BIGINT NOT NULL,
   last_error       TEXT,
   created_at       BIGINT NOT NULL,
-  sent_at          BIGINT
+  sent_at          BIGINT,
+  -- The replica sending it: its outcome is recorded only under this claim (a fencing token);
+  -- once the claim expires (a replica died mid-send) another re-sends the same message.
+  claim_token      TEXT,
+  claimed_until    BIGINT
 );
 CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX outbox_after ON outbox (after_event_id) WHERE after_event_id IS NOT NULL;

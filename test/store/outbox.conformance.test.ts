@@ -1,0 +1,175 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { smtpTransport } from '../../src/mail/mail-transport.js'
+import { OutboxSender, type OutboxStore } from '../../src/mail/outbox-sender.js'
+import { openDatabase } from '../../src/store/database.js'
+import { EventWriter } from '../../src/store/event-writer.js'
+import type { IngestStore } from '../../src/store/ingest-port.js'
+import { sqliteOutboxStore } from '../../src/store/outbox-store.js'
+import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
+import { migratePostgres } from '../../src/store/postgres/migrate.js'
+import { pgOutboxStore } from '../../src/store/postgres/outbox-store.js'
+import { createPool } from '../../src/store/postgres/pool.js'
+import { alertEvent } from '../helpers/events.js'
+import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { startSmtp, waitFor } from '../helpers/smtp.js'
+
+// The outbox (D24) on both adapters, and on PostgreSQL shared by replicas (docs/design.md,
+// "Storage"): every mail sent once, a replica that dies mid-send replaced by a re-send of
+// the same message.
+
+interface Opened {
+  /** One outbox store per replica, all on one database. */
+  stores: OutboxStore[]
+  writer: IngestStore
+  sql(query: string): Promise<Array<Record<string, unknown>>>
+  close(): Promise<void>
+}
+
+const claimMs = 1000
+
+const sqlite = async (): Promise<Opened> => {
+  const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-outbox-conformance-')), 'o.db'))
+  return {
+    stores: [sqliteOutboxStore(db)],
+    writer: new EventWriter(db, { queueCapacity: 1000 }),
+    sql: async (query) => {
+      const statement = db.prepare(query)
+      return statement.reader ? (statement.all() as Array<Record<string, unknown>>) : (statement.run(), [])
+    },
+    close: async () => {
+      db.close()
+    },
+  }
+}
+
+let server: Postgres | undefined
+let databases = 0
+const postgres = async (): Promise<Opened> => {
+  server ??= await startPostgres()
+  const url = await server.createDatabase(`outbox_${++databases}`)
+  const pools: pg.Pool[] = [0, 1, 2].map(() => createPool(url, { timeoutMs: 10_000, max: 4 }))
+  await migratePostgres(pools[0] as pg.Pool)
+  return {
+    stores: pools.map((pool) => pgOutboxStore(pool, { claimMs })),
+    writer: new PgEventWriter(pools[0] as pg.Pool, { queueCapacity: 1000 }),
+    sql: async (query) => (await (pools[0] as pg.Pool).query(query)).rows,
+    close: async () => {
+      for (const pool of pools) await pool.end()
+    },
+  }
+}
+
+afterAll(() => server?.close())
+
+/** `count` events, each with a diagnosis mail in the outbox, due now. */
+async function mails(store: Opened, count: number) {
+  const alerts = Array.from({ length: count }, (_, i) => alertEvent(`mail-${i}`))
+  await store.writer.submit({ receiver: 'r', groupKey: 'g', principal: 'p', alerts })
+  await store.sql(`INSERT INTO outbox (event_id, kind, after_event_id, message_id, in_reply_to, subject, recipients,
+    text_body, html_body, next_attempt_at, created_at)
+    SELECT id, 'diagnosis', NULL, '<' || id || '@diag.test>', NULL, 'report ' || id, '["oncall@example.com"]',
+      'text', '<p>html</p>', 0, 0 FROM events`)
+}
+
+describe.each([
+  ['SQLite', sqlite],
+  ['PostgreSQL', postgres],
+])('outbox on %s', (_name, open) => {
+  beforeAll(async () => {
+    if (open === postgres) server ??= await startPostgres()
+  }, 120_000)
+
+  it('hands out due mails oldest first and never again once recorded sent', async () => {
+    const store = await open()
+    try {
+      await mails(store, 3)
+      const [outbox] = store.stores as [OutboxStore]
+      const due = await outbox.due(Date.now(), 10)
+      expect(due).toHaveLength(3)
+      await outbox.record(due.map((row) => ({ id: row.id, attempts: 1, claim: row.claim, state: 'sent', at: 1 })))
+      expect(await outbox.due(Date.now() + 10 * claimMs, 10)).toEqual([])
+      const sent = await store.sql("SELECT count(*) AS n FROM outbox WHERE status = 'sent'")
+      expect(Number(sent[0]?.n)).toBe(3)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('sends every mail exactly once through a real SMTP server, every replica sending', async () => {
+    const smtp = await startSmtp()
+    const store = await open()
+    const sentBy = store.stores.map(() => 0)
+    const senders = store.stores.map(
+      (outbox, replica) =>
+        new OutboxSender(
+          outbox,
+          smtpTransport(smtp.url, 'diag@example.com'),
+          {
+            notificationsSent: {
+              inc: () => {
+                sentBy[replica] = (sentBy[replica] ?? 0) + 1
+              },
+            },
+            notificationsFailed: { inc: () => {} },
+          },
+          { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, pollMs: 100, batch: 4 },
+          { warn: () => {}, error: () => {} },
+        ),
+    )
+    try {
+      await mails(store, 30)
+      for (const sender of senders) sender.start()
+      await waitFor(
+        async () => Number((await store.sql("SELECT count(*) AS n FROM outbox WHERE status = 'sent'"))[0]?.n) === 30,
+        30_000,
+        'every mail recorded sent',
+      )
+      const ids = smtp.mails.map((mail) => mail.headers['message-id'])
+      expect(ids).toHaveLength(30)
+      expect(new Set(ids).size).toBe(30)
+      // Each mail was delivered by one sender alone: the senders' counts add up to 30.
+      expect(sentBy.reduce((a, b) => a + b, 0)).toBe(30)
+    } finally {
+      for (const sender of senders) await sender.stop()
+      await smtp.close()
+      await store.close()
+    }
+  })
+})
+
+describe('outbox on PostgreSQL, a replica dying mid-send', () => {
+  beforeAll(async () => {
+    server ??= await startPostgres()
+  }, 120_000)
+
+  it('re-sends the same message under a new claim once the first expired, and fences the first off', async () => {
+    const store = await postgres()
+    try {
+      await mails(store, 2)
+      const [a, b] = store.stores as [OutboxStore, OutboxStore]
+      const now = Date.now()
+      const taken = await a.due(now, 10)
+      expect(taken).toHaveLength(2)
+      // Claimed: another replica gets nothing while the claim holds.
+      expect(await b.due(now, 10)).toEqual([])
+      // Replica a dies before recording; its claim expires and b takes the same messages.
+      const again = await b.due(now + claimMs + 1, 10)
+      expect(again.map((row) => row.messageId)).toEqual(taken.map((row) => row.messageId))
+      expect(again.map((row) => row.claim)).not.toContain(taken[0]?.claim)
+      await b.record(again.map((row) => ({ id: row.id, attempts: 1, claim: row.claim, state: 'sent', at: 2 })))
+      // a's late outcome, under its expired claim, changes nothing.
+      await a.record(taken.map((row) => ({ id: row.id, attempts: 1, claim: row.claim, state: 'failed', error: 'x' })))
+      const rows = await store.sql('SELECT status, sent_at FROM outbox ORDER BY id')
+      expect(rows.map((row) => [row.status, Number(row.sent_at)])).toEqual([
+        ['sent', 2],
+        ['sent', 2],
+      ])
+    } finally {
+      await store.close()
+    }
+  })
+})
