@@ -126,7 +126,7 @@ export function startBackground(
 ): Worker {
   const { sender, queue, batcher, analysis } = background
   const deps = {
-    store: sqliteWorkerStore(storage.db, batcher),
+    store: sqliteWorkerStore(storage.db, batcher, queue),
     inventory: checked.inventory,
     analysis,
     templates: checked.templates,
@@ -139,8 +139,8 @@ export function startBackground(
   }
   const worker = new Worker(
     batchedClaims(queue, batcher),
-    async (lease, complete) => {
-      const outcome = await processEvent(lease.eventId, deps, complete)
+    async (lease, completed) => {
+      const outcome = await processEvent(lease.eventId, deps, { lease, completed })
       sender.kick()
       return outcome
     },

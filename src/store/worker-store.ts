@@ -1,3 +1,4 @@
+import type { WorkQueue } from '../queue/work-queue.js'
 import type { IncidentRecord, StoredEvent, WorkerStore } from '../worker/ports.js'
 import type { Db } from './database.js'
 import type { WriteBatcher } from './write-batcher.js'
@@ -38,7 +39,7 @@ function toIncident(row: IncidentRow): IncidentRecord {
  * The worker's storage (worker/ports.ts) on the one SQLite connection. Its commits go
  * through `batcher`: the events of one turn of the event loop share a commit.
  */
-export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
+export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<WorkQueue, 'complete'>): WorkerStore {
   const s = {
     event: db.prepare<[string], Record<string, unknown>>(
       `SELECT id, status, starts_at, starts_ms, alertname, instance, severity, alert, received_at,
@@ -65,7 +66,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher): WorkerStore {
       s.headline.run(h.branch, h.ruleName, h.category, h.classification, incidentId)
     }
     if (input.mail) s.insertMail.run({ ...input.mail, recipients: JSON.stringify(input.mail.recipients), now })
-    input.complete?.()
+    if (input.lease) queue.complete(input.lease)
     return true
   })
 

@@ -48,15 +48,18 @@ export interface IncidentRecord {
 /** Where the event an event follows stands: its result committed, still in the queue, or neither. */
 export type PredecessorState = 'done' | 'waiting' | 'gone'
 
+/** A synchronous adapter (SQLite) answers at once, an asynchronous one (PostgreSQL) later. */
+export type Awaitable<T> = T | Promise<T>
+
 export interface WorkerStore {
-  event(id: string): StoredEvent | undefined
-  hasResult(eventId: string): boolean
-  incident(id: string): IncidentRecord | undefined
-  predecessor(eventId: string): PredecessorState
+  event(id: string): Awaitable<StoredEvent | undefined>
+  hasResult(eventId: string): Awaitable<boolean>
+  incident(id: string): Awaitable<IncidentRecord | undefined>
+  predecessor(eventId: string): Awaitable<PredecessorState>
   /**
    * One transaction: the result, the incident headline (a diagnosis), the outbox row, and
-   * `complete` (the queue item done). Resolves once committed; false when the event
-   * already had a result.
+   * `lease`'s queue item done (compared with its token). Resolves once committed; false when
+   * the event already had a result (then the lease is left as it was).
    */
   commit(input: {
     eventId: string
@@ -65,7 +68,7 @@ export interface WorkerStore {
     result: unknown
     headline?: Headline
     mail?: OutgoingMail
-    complete?: () => void
+    lease?: Lease
     now: number
   }): Promise<boolean>
 }
@@ -81,13 +84,13 @@ export interface Lease {
 export interface QueuePort {
   /** Up to `limit` due events, oldest first, claimed in one commit; resolves once committed. */
   claimMany(limit: number): Promise<Lease[]>
-  renew(lease: Lease): boolean
-  complete(lease: Lease): boolean
-  retry(lease: Lease, delayMs: number, error: string): boolean
+  renew(lease: Lease): Awaitable<boolean>
+  complete(lease: Lease): Awaitable<boolean>
+  retry(lease: Lease, delayMs: number, error: string): Awaitable<boolean>
   /** Back to the queue, due after `delayMs`, without spending an attempt. */
-  defer(lease: Lease, delayMs: number, reason: string): boolean
-  fail(lease: Lease, error: string): boolean
-  recoverExpired(): { recovered: number; exhausted: number }
+  defer(lease: Lease, delayMs: number, reason: string): Awaitable<boolean>
+  fail(lease: Lease, error: string): Awaitable<boolean>
+  recoverExpired(): Awaitable<{ recovered: number; exhausted: number }>
 }
 
 /** What processing one event came to: a line for the log, or "not yet, try again later". */

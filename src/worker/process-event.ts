@@ -5,7 +5,7 @@ import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Analysis } from './analysis/analysis-pool.js'
-import type { IncidentRecord, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
+import type { IncidentRecord, Lease, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {
   store: WorkerStore
@@ -48,26 +48,32 @@ function alertView(event: StoredEvent, incident: IncidentRecord): AlertView {
  * report; a re-fire gets a fresh report marked so; a resolution gets its recovery. A mail
  * that follows another (a recovery its diagnosis) waits, bounded, until that one is
  * committed. Idempotent: an event that already has a result is left alone, so a
- * re-processed event never produces a second mail. `complete` (the queue item done) runs
- * inside the transaction of the result. Returns what happened, for the log.
+ * re-processed event never produces a second mail. `queued.lease` (the queue item) is
+ * completed inside the transaction of the result, then `queued.completed` is called.
+ * Returns what happened, for the log.
  */
 export async function processEvent(
   eventId: string,
   deps: ProcessorDeps,
-  complete?: () => void,
+  queued?: { lease: Lease; completed: () => void },
 ): Promise<ProcessOutcome> {
   const { store } = deps
-  const event = store.event(eventId)
+  const event = await store.event(eventId)
   if (!event) return 'gone' // pruned by retention while queued
-  if (store.hasResult(eventId)) return 'already processed'
-  const incident = store.incident(event.incidentId)
+  if (await store.hasResult(eventId)) return 'already processed'
+  const incident = await store.incident(event.incidentId)
   if (!incident) return 'gone'
-  if (event.afterEventId && store.predecessor(event.afterEventId) === 'waiting') {
+  if (event.afterEventId && (await store.predecessor(event.afterEventId)) === 'waiting') {
     if (deps.now().getTime() - event.receivedAt < deps.followWaitMs) {
       return { deferMs: 200, reason: `waiting for the mail of event ${event.afterEventId}` }
     }
   }
-  const commit: Commit = (input) => store.commit(complete ? { ...input, complete } : input)
+  const commit: Commit = async (input) => {
+    if (!queued) return store.commit(input)
+    const committed = await store.commit({ ...input, lease: queued.lease })
+    if (committed) queued.completed()
+    return committed
+  }
   const mail = mailOf[event.transition]
   if (mail === 'recovery') return recover(event, incident, deps, commit)
   // Only a queue item of an earlier version can name an event without a mail.
@@ -123,7 +129,7 @@ async function diagnose(
   const diagnosis = await deps.analysis.diagnose(collected.evidence)
   const now = deps.now()
   // Read again: the occurrence may have ended while its evidence was gathered.
-  const current = deps.store.incident(incident.id) ?? incident
+  const current = (await deps.store.incident(incident.id)) ?? incident
   const model = diagnosisModel({
     alert: alertView(event, current),
     diagnosis,

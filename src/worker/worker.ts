@@ -52,10 +52,10 @@ export class Worker {
   constructor(
     private readonly queue: QueuePort,
     /**
-     * Processes the leased event. It may call `complete` inside its own commit (the queue
-     * item done with the result); otherwise the worker completes the lease afterwards.
+     * Processes the leased event. It calls `completed` when its own commit completed the
+     * lease (the queue item done with the result); otherwise the worker completes it after.
      */
-    private readonly process: (lease: Lease, complete: () => void) => Promise<ProcessOutcome>,
+    private readonly process: (lease: Lease, completed: () => void) => Promise<ProcessOutcome>,
     private readonly counters: Counters,
     private readonly options: WorkerOptions,
     private readonly log: Log,
@@ -63,8 +63,8 @@ export class Worker {
 
   start(): void {
     this.running = true
-    this.sweep()
-    this.sweepTimer = setInterval(() => this.sweep(), this.options.sweepMs)
+    void this.sweep()
+    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepMs)
     this.kick()
   }
 
@@ -121,7 +121,7 @@ export class Worker {
     const drained = (this.claim ?? Promise.resolve()).then(() => Promise.allSettled([...this.inFlight]))
     await Promise.race([drained.then(() => undefined), timeout])
     try {
-      this.settleLeases()
+      await this.settleLeases()
     } catch (error) {
       this.log.warn({ err: error, stranded: this.stranded.size }, 'stranded leases left to expire')
     }
@@ -130,30 +130,34 @@ export class Worker {
   private async run(lease: Lease): Promise<void> {
     const renew = setInterval(
       () => {
-        try {
-          if (!this.queue.renew(lease)) this.log.warn({ eventId: lease.eventId }, 'lease lost while processing')
-          this.unrenewed.delete(lease)
-        } catch (error) {
-          this.unrenewed.add(lease)
-          this.log.error({ err: error, eventId: lease.eventId }, 'lease renewal failed')
-        }
+        Promise.resolve()
+          .then(() => this.queue.renew(lease))
+          .then(
+            (renewed) => {
+              if (!renewed) this.log.warn({ eventId: lease.eventId }, 'lease lost while processing')
+              this.unrenewed.delete(lease)
+            },
+            (error: unknown) => {
+              this.unrenewed.add(lease)
+              this.log.error({ err: error, eventId: lease.eventId }, 'lease renewal failed')
+            },
+          )
       },
       Math.max(100, Math.floor(this.options.leaseMs / 3)),
     )
     try {
       let completed = false
       const outcome = await this.process(lease, () => {
-        this.queue.complete(lease)
         completed = true
       })
       if (typeof outcome !== 'string') {
-        if (!completed) this.queue.defer(lease, outcome.deferMs, outcome.reason)
+        if (!completed) await this.queue.defer(lease, outcome.deferMs, outcome.reason)
         return
       }
-      if (!completed) this.queue.complete(lease)
+      if (!completed) await this.queue.complete(lease)
       this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
     } catch (error) {
-      this.failed(lease, error)
+      await this.failed(lease, error)
     } finally {
       clearInterval(renew)
       this.unrenewed.delete(lease)
@@ -165,13 +169,13 @@ export class Worker {
    * does not, and the item waits `hostFaultDelayMs`. When even that write fails, the sweep
    * re-queues the item once the storage is back, still without spending anything.
    */
-  private failed(lease: Lease, error: unknown): void {
+  private async failed(lease: Lease, error: unknown): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error)
     if (isHostFault(error)) {
       this.log.warn({ err: error, eventId: lease.eventId }, 'event not stored for a fault of the host; will retry')
       const delayMs = this.options.hostFaultDelayMs ?? 5000
       try {
-        this.queue.defer(lease, delayMs, reason)
+        await this.queue.defer(lease, delayMs, reason)
       } catch (queueError) {
         if (isHostFault(queueError)) this.stranded.set(lease, { delayMs, reason })
         else this.log.error({ err: queueError, eventId: lease.eventId }, 'could not re-queue the event')
@@ -181,10 +185,10 @@ export class Worker {
     try {
       this.counters.workerFailures.inc()
       if (lease.attempts >= this.options.maxAttempts) {
-        this.queue.fail(lease, reason)
+        await this.queue.fail(lease, reason)
         this.log.error({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed for good')
       } else {
-        this.queue.retry(lease, this.options.retryBaseMs * 2 ** (lease.attempts - 1), reason)
+        await this.queue.retry(lease, this.options.retryBaseMs * 2 ** (lease.attempts - 1), reason)
         this.log.warn({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed; will retry')
       }
     } catch (queueError) {
@@ -193,21 +197,26 @@ export class Worker {
   }
 
   /** Re-queues the leases a fault of the host left stranded, and renews unrenewed ones. */
-  private settleLeases(): void {
+  private async settleLeases(): Promise<void> {
     for (const [lease, { delayMs, reason }] of this.stranded) {
-      this.queue.defer(lease, delayMs, reason)
+      await this.queue.defer(lease, delayMs, reason)
       this.stranded.delete(lease)
     }
     for (const lease of this.unrenewed) {
-      this.queue.renew(lease)
+      await this.queue.renew(lease)
       this.unrenewed.delete(lease)
     }
   }
 
-  private sweep(): void {
+  /** One sweep at a time: a slow database must not pile them up. */
+  private sweeping = false
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return
+    this.sweeping = true
     try {
-      this.settleLeases()
-      const { recovered, exhausted } = this.queue.recoverExpired()
+      await this.settleLeases()
+      const { recovered, exhausted } = await this.queue.recoverExpired()
       if (recovered > 0) this.counters.staleLocksRecovered.inc(recovered)
       if (exhausted > 0) this.counters.staleLocksExhausted.inc(exhausted)
       if (recovered + exhausted > 0) this.log.warn({ recovered, exhausted }, 'expired leases handled')
@@ -218,6 +227,8 @@ export class Worker {
       }
       this.counters.workerFailures.inc()
       this.log.error({ err: error }, 'lease sweep failed')
+    } finally {
+      this.sweeping = false
     }
   }
 }

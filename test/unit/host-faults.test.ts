@@ -111,10 +111,12 @@ describe('host faults on each path that writes', () => {
     let calls = 0
     const worker = new Worker(
       batchedClaims(queue, batcher),
-      async (_lease, complete) => {
-        // The first event takes the lock just before its result is committed.
+      async (lease, completed) => {
+        // The first event takes the lock just before its result is committed, which
+        // completes its queue item in the same transaction.
         if (++calls === 1) lock()
-        complete()
+        queue.complete(lease)
+        completed()
         return 'ok'
       },
       counters,

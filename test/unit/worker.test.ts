@@ -108,8 +108,12 @@ describe('Worker (D25)', () => {
       completions.push(lease.eventId)
       return complete(lease)
     }
-    const process = async (lease: Lease, completeInCommit: () => void) => {
-      if (lease.eventId === 'committed') completeInCommit() // the result's commit took the queue item with it
+    const process = async (lease: Lease, completedInCommit: () => void) => {
+      if (lease.eventId === 'committed') {
+        // The result's commit took the queue item with it, and says so.
+        queue.complete(lease)
+        completedInCommit()
+      }
       return 'ok'
     }
     const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
