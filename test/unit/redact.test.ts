@@ -4,6 +4,7 @@ import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { redact, redactionPatterns } from '../../src/evidence/redact.js'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
+import { secretNegatives, secretShapes } from '../fixtures/secret-shapes.js'
 
 describe('redact (D15)', () => {
   it.each(secretCorpus)('removes the secret from: $name', ({ line, secrets, keep }) => {
@@ -52,6 +53,25 @@ describe('redact (D15)', () => {
     // Generous: a quadratic expression would take minutes here, a linear one milliseconds.
     expect(performance.now() - started).toBeLessThan(5_000)
   })
+})
+
+describe('secrets outside the usual shapes (issue 26)', () => {
+  it.each(secretShapes)('$kind: removes the secret from $name', ({ line, secrets, keep }) => {
+    const redacted = redact(line)
+    for (const secret of secrets) expect(redacted).not.toContain(secret)
+    expect(redacted).toContain('[REDACTED]')
+    for (const context of keep) expect(redacted).toContain(context)
+    // A value on the next lines is masked in place: the lines keep their numbers.
+    expect(redacted.split('\n').length).toBe(line.split('\n').length)
+  })
+
+  it.each(secretNegatives)(
+    'leaves alone what holds no secret, or masks it knowingly: $name',
+    ({ line, overRedacted }) => {
+      if (overRedacted) expect(redact(line)).not.toBe(line)
+      else expect(redact(line)).toBe(line)
+    },
+  )
 })
 
 describe('the redaction expressions', () => {
