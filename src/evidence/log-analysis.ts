@@ -1,5 +1,5 @@
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
-import type { PatternMatch } from '../text/pattern-index.js'
+import type { LineRewriter, PatternMatch } from '../text/pattern-index.js'
 import { type GcSummary, summarizeGc } from './gc-log.js'
 import { collectTailsForRedaction, type LogFileSummary } from './log-collector.js'
 import { redactLine, secretMarkers } from './redact.js'
@@ -11,7 +11,7 @@ import { redactLine, secretMarkers } from './redact.js'
 export type LogMatcher = (
   raw: Buffer,
   markers: readonly string[],
-  rewrite: (line: string) => string,
+  rewrite: LineRewriter,
 ) => { excerpt: Excerpt; matches: Map<string, PatternMatch> }
 
 /**
