@@ -35,6 +35,7 @@ export const configDumpSignatures: readonly SecretSignature[] = [
     ),
     replacement: `$1${mask}"`,
     markers: keyMarkers,
+    requires: '=>',
   },
   // The actuator's /env and WildFly's nested credential-reference, on one line.
   {
@@ -46,6 +47,7 @@ export const configDumpSignatures: readonly SecretSignature[] = [
     ),
     replacement: maskValue,
     markers: keyMarkers,
+    requires: '{',
   },
   // name/value pairs: Kubernetes env vars, property lists, cookies as objects, Spring's
   // <property>, Jetty's <Property default=…>, the CLI's write-attribute(name=…, value=…).
@@ -69,5 +71,6 @@ export const configDumpSignatures: readonly SecretSignature[] = [
     ),
     replacement: `$1${mask}`,
     markers: keyMarkers,
+    requires: '<',
   },
 ]

@@ -72,7 +72,8 @@ export function redact(text: string, options: RedactionOptions = {}): string {
 /** Applies the line signatures to one line. */
 export function redactWith(signatures: readonly SecretSignature[], line: string): string {
   let redacted = line
-  for (const { pattern, replacement } of signatures) {
+  for (const { pattern, replacement, requires } of signatures) {
+    if (requires !== undefined && !redacted.includes(requires)) continue
     redacted = redacted.replace(pattern, replacement as (match: string, ...groups: string[]) => string)
   }
   return redacted

@@ -36,6 +36,8 @@ export interface SecretSignature {
   replacement: string | ((match: string, ...groups: string[]) => string)
   /** Words (any case) a line must hold for this signature to apply: the redaction prefilter. */
   markers: readonly string[]
+  /** Text (this case) every match holds: a line without it is not tried (cheaper than the expression). */
+  requires?: string
 }
 
 /** Not inside a run of token characters: the token's start is the run's start. */

@@ -38,6 +38,8 @@ const namingField = new RegExp(
   `(?:^|[\\s({,])["']?(?:name|key|property)["']?[ \\t]{0,5}(?:=>|[:=])[ \\t]{0,5}["']?(?:${keyInIdentifier}|${cookieName})["']?[ \\t]{0,5}[,)]?[ \\t]{0,40}$`,
   'i',
 )
+/** A naming field's words, searched for before the naming field's expression. */
+const namingWord = /name|key|propert/i
 /** Any naming field at the start of a line: a new name/value pair begins, the search stops. */
 const anyNamingField = /^[ \t]{0,80}(?:-[ \t]{1,4})?["']?(?:name|key)["']?[ \t]{0,5}(?:=>|[:=])/i
 const valueFieldOf = {
@@ -62,15 +64,22 @@ export const nextLinePatterns: readonly RegExp[] = [
   stackFrame,
 ]
 
-/** Whether a line opens a value on the lines after it, and how. `line`: at most a line's last 512 characters. */
+/**
+ * Whether a line opens a value on the lines after it, and how. `line`: at most a line's
+ * last 512 characters, without trailing spaces. Each form ends with its own character, so
+ * the line's last one says which expression to try (most marked lines try one at most).
+ */
 function openingOf(line: string): Opening | undefined {
-  const yaml = yamlKey.exec(line)
-  if (yaml) return { form: 'yaml', indent: (yaml[1] as string).length, block: yaml[2] !== undefined }
-  if (endsContinued(line) && continuedKey.test(line)) return { form: 'continued' }
-  if (xmlOpened.test(line)) return { form: 'xml' }
-  if (objectOpened.test(line)) return { form: 'object' }
-  if (namingField.test(line)) return { form: 'named' }
-  return undefined
+  const last = line[line.length - 1]
+  const digit = last !== undefined && last >= '0' && last <= '9'
+  if (last === ':' || last === '|' || last === '>' || last === '-' || last === '+' || digit) {
+    const yaml = yamlKey.exec(line)
+    if (yaml) return { form: 'yaml', indent: (yaml[1] as string).length, block: yaml[2] !== undefined }
+  }
+  if (last === '\\') return endsContinued(line) && continuedKey.test(line) ? { form: 'continued' } : undefined
+  if (last === '>') return xmlOpened.test(line) ? { form: 'xml' } : undefined
+  if (last === '{') return objectOpened.test(line) ? { form: 'object' } : undefined
+  return namingWord.test(line) && namingField.test(line) ? { form: 'named' } : undefined
 }
 
 /** How many lines after a marked line the scanner joins to it (`lineEnd`: the line's last bytes). */

@@ -64,7 +64,7 @@ describe('redact (D15)', () => {
       `eyJ${fill('A')}`,
       fill('-eyJ'),
       fill('"name": "x_password", '),
-      fill('password:\n'),
+      fill(`${'x'.repeat(60)}_password: |\n`), // every line opens a block: one record of them all
       fill('LS0tLS1CRUdJTiBQUklWQVRFIEtFWS0tLS0t\n'),
       fill('://a:b@'),
       fill('"password" => '),
