@@ -1,17 +1,18 @@
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
-import type { PatternMatch } from '../text/pattern-index.js'
+import type { LineRewriter, PatternMatch } from '../text/pattern-index.js'
 import { type GcSummary, summarizeGc } from './gc-log.js'
 import { collectTailsForRedaction, type LogFileSummary } from './log-collector.js'
-import { redactLine, secretMarkers } from './redact.js'
+import { redactionOf } from './redact.js'
+import type { RedactionOptions } from './redaction-options.js'
 
 /**
  * Redacts and matches raw tails in one pass: the lines holding a secret marker are
- * rewritten with redactLine, the rules match the result (PatternIndex.scanRewriting).
+ * rewritten with the redaction's rewriter, the rules match the result (PatternIndex.scanRewriting).
  */
 export type LogMatcher = (
   raw: Buffer,
   markers: readonly string[],
-  rewrite: (line: string) => string,
+  rewrite: LineRewriter,
 ) => { excerpt: Excerpt; matches: Map<string, PatternMatch> }
 
 /**
@@ -32,12 +33,18 @@ export interface LogAnalysis {
  * Reads the tails, redacts them (D15) while matching the catalogue, then parses GC events
  * from the redacted excerpt: nothing unredacted leaves this function.
  */
-export function analyzeLogs(files: readonly string[], roots: readonly string[], match: LogMatcher): LogAnalysis {
-  const tails = collectTailsForRedaction(files, roots)
+export function analyzeLogs(
+  files: readonly string[],
+  roots: readonly string[],
+  match: LogMatcher,
+  options: RedactionOptions = {},
+): LogAnalysis {
+  const { prepare, markers, rewrite } = redactionOf(options)
+  const tails = collectTailsForRedaction(files, roots, undefined, prepare)
   if (tails.bytes.length === 0) {
     return { files: tails.files, read: false, gc: summarizeGc(excerptOf(tails.bytes)), matches: new Map() }
   }
-  const { excerpt, matches } = match(tails.bytes, secretMarkers, redactLine)
+  const { excerpt, matches } = match(tails.bytes, markers, rewrite)
   return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches }
 }
 

@@ -2,6 +2,7 @@ import { type Excerpt, excerptOf } from '../text/excerpt.js'
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
 import { redactBytes, unblockPrivateKeys } from './redact.js'
+import type { RedactionOptions } from './redaction-options.js'
 import { unreadableReason } from './regular-file.js'
 
 export interface LogFileSummary {
@@ -26,17 +27,28 @@ const newline = Buffer.from('\n')
  * redacted before anything else sees them. A missing, unreadable or out-of-roots file is
  * reported, never fatal.
  */
-export function collectLogs(files: readonly string[], roots: readonly string[], bounds = logBounds): LogEvidence {
-  const tails = collectTails(files, roots, bounds, (bytes) => redactBytes(bytes).bytes)
+export function collectLogs(
+  files: readonly string[],
+  roots: readonly string[],
+  bounds = logBounds,
+  options: RedactionOptions = {},
+): LogEvidence {
+  const tails = collectTails(files, roots, bounds, (bytes) => redactBytes(bytes, options).bytes)
   return Object.assign(excerptOf(tails.bytes), { files: tails.files })
 }
 
 /**
- * The same tails with private key blocks replaced but the other secrets still in place,
- * for a caller that redacts line by line within its own pass (the worker's analysis).
+ * The same tails with private key blocks replaced (`prepare`: the redaction's pass over a
+ * whole excerpt) but the other secrets still in place, for a caller that redacts line by
+ * line within its own pass (the worker's analysis).
  */
-export function collectTailsForRedaction(files: readonly string[], roots: readonly string[], bounds = logBounds) {
-  return collectTails(files, roots, bounds, unblockPrivateKeys)
+export function collectTailsForRedaction(
+  files: readonly string[],
+  roots: readonly string[],
+  bounds = logBounds,
+  prepare: (bytes: Buffer) => Buffer = unblockPrivateKeys,
+) {
+  return collectTails(files, roots, bounds, prepare)
 }
 
 function collectTails(

@@ -13,6 +13,21 @@
 // its own characters starts with a lookbehind that refuses such a start, so a run is tried
 // once, not once per position (the JWT rule took 3.1 s on 512 KiB of `-eyJ` before).
 
+import { configDumpSignatures } from './config-dump-signatures.js'
+import {
+  cookieMarkers,
+  cookieName,
+  idStart,
+  keyInIdentifier,
+  keyMarkers,
+  mask,
+  maskValue,
+  secretKey,
+  value,
+} from './secret-words.js'
+
+export { mask } from './secret-words.js'
+
 export interface SecretSignature {
   id: string
   /** Where the shape comes from: a gitleaks or secretlint rule id, or `logs` (ours). */
@@ -21,39 +36,10 @@ export interface SecretSignature {
   replacement: string | ((match: string, ...groups: string[]) => string)
   /** Words (any case) a line must hold for this signature to apply: the redaction prefilter. */
   markers: readonly string[]
+  /** Text (this case) every match holds: a line without it is not tried (cheaper than the expression). */
+  requires?: string
 }
 
-export const mask = '[REDACTED]'
-
-/**
- * Key words whose value is a secret, in key=value, JSON, XML and command-line forms; a
- * key's name (SharedAccessKeyName=send) is not its value.
- */
-const secretKey =
-  '(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?|account[_-]?key|shared[_-]?access[_-]?key)(?![_-]?name)'
-/** Words that every `secretKey` match holds (the prefilter must not miss one). */
-const keyMarkers = [
-  'pass',
-  'pwd',
-  'secret',
-  'token',
-  'api',
-  'access',
-  'private',
-  'credential',
-  'accountkey',
-  'account_key',
-  'account-key',
-]
-/** A value: quoted (spaces allowed; groups 2 and 3 hold it) or bare. */
-const value = `(?:"([^"\\r\\n]{0,4096})"|'([^'\\r\\n]{0,4096})'|[^\\s"',;&}]{1,4096})`
-/** Masks a value, keeping its quotes. */
-const maskValue = (_match: string, prefix: string, double?: string, single?: string) =>
-  double !== undefined ? `${prefix}"${mask}"` : single !== undefined ? `${prefix}'${mask}'` : `${prefix}${mask}`
-/** The start of an identifier (a key such as -Djavax.net.ssl.keyStorePassword). */
-const idStart = '(?<![\\w.-])'
-/** An identifier holding a secret word: its prefix (keyStore), the word, its suffix. */
-const keyInIdentifier = `[\\w.-]{0,96}?${secretKey}[\\w.-]{0,64}`
 /** Not inside a run of token characters: the token's start is the run's start. */
 const tokenStart = '(?<![A-Za-z0-9_-])'
 
@@ -216,18 +202,20 @@ export const secretSignatures: readonly SecretSignature[] = [
     markers: ['bearer', 'basic'],
   },
   // user:password@ and :password@ in URLs (JDBC, AMQP, Redis, HTTP, …). The match starts at
-  // the literal `://`, which V8 searches for fast; the scheme before it needs no check.
+  // the literal `://`, which V8 searches for fast; the scheme before it needs no check. The
+  // password ends at the last @ before the path: passwords hold @ (p@ss@host), user names
+  // too (alerts@example.com:pw@smtp).
   {
     id: 'url-credentials',
     origin: 'gitleaks: generic URL credentials; secretlint: @secretlint/secretlint-rule-database-connection-string',
-    pattern: /(:\/\/[^\s/:@]{0,256}):[^\s/@]{1,1024}@/g,
+    pattern: /(:\/\/[^\s/:]{0,256}):[^\s/]{1,1024}@/g,
     replacement: `$1:${mask}@`,
     markers: ['://'],
   },
   {
     id: 'oracle-credentials',
     origin: "logs: Oracle's user/password@ in a JDBC URL",
-    pattern: /\b(jdbc:oracle:[a-z]{1,10}:[^\s/@:]{1,256})\/[^\s@:]{1,1024}@/gi,
+    pattern: /\b(jdbc:oracle:[a-z]{1,10}:[^\s/@:]{1,256})\/[^\s:]{1,1024}@/gi,
     replacement: `$1/${mask}@`,
     markers: ['oracle'],
   },
@@ -240,10 +228,10 @@ export const secretSignatures: readonly SecretSignature[] = [
   },
   {
     id: 'session-cookie',
-    origin: 'logs: servlet and Liberty session cookies',
-    pattern: /\b(JSESSIONID(?:SSO)?|SESSIONID|SESSION|PHPSESSID|LtpaToken2?|connect\.sid)=[^;\s,"'?&#[]{1,4096}/gi,
+    origin: 'logs: session, single sign-on and remember-me cookies',
+    pattern: new RegExp(`\\b(${cookieName})=[^;\\s,"'?&#[]{1,4096}`, 'gi'),
     replacement: `$1=${mask}`,
-    markers: ['session', 'sid=', 'ltpa'],
+    markers: cookieMarkers,
   },
   // Command lines: keytool -storepass X, --password X, -p does not count (too short to know).
   {
@@ -264,6 +252,8 @@ export const secretSignatures: readonly SecretSignature[] = [
     replacement: `$1${mask}`,
     markers: keyMarkers,
   },
+  // Before the key/value rules, which would take an object's `{` for the value.
+  ...configDumpSignatures,
   // The key/value rules start where an identifier starts (`idStart`) and find the secret
   // word within it: started at the word itself, a key suffix such as `[\w.-]{0,64}` was
   // tried again at every secret word of a long identifier (recheck: polynomial). The whole
@@ -285,11 +275,12 @@ export const secretSignatures: readonly SecretSignature[] = [
     markers: keyMarkers,
   },
   // key=value and key: value, including URL parameters, JVM arguments and Python reprs
-  // ('password': 'value'); a quoted value may hold spaces.
+  // ('password': 'value'); a quoted value may hold spaces. Not the CLI's `=>`
+  // (config-dump-signatures.ts), whose `undefined` is no value.
   {
     id: 'key-value',
     origin: 'logs: key=value, key: value, URL parameters, JVM arguments, Python dict reprs',
-    pattern: new RegExp(`${idStart}(${keyInIdentifier}["']?\\s{0,5}[=:]\\s{0,5})${value}`, 'gi'),
+    pattern: new RegExp(`${idStart}(${keyInIdentifier}["']?\\s{0,5}(?:=(?!>)|:)\\s{0,5})${value}`, 'gi'),
     replacement: maskValue,
     markers: keyMarkers,
   },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { type Almanac, Engine, type Event, type RuleResult } from 'json-rules-engine'
-import { PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
+import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
 import { corroboratingEvidence, type Family } from './builtin-loader.js'
 import {
   corroborationCondition,
@@ -163,7 +163,7 @@ export class DiagnosisEngine {
    * The scan of raw log bytes whose lines holding one of `markers` need `rewrite` first
    * (redaction), in one pass: PatternIndex.scanRewriting. Returns the rewritten excerpt.
    */
-  scanRewriting(raw: Buffer, markers: readonly string[], rewrite: (line: string) => string) {
+  scanRewriting(raw: Buffer, markers: readonly string[], rewrite: LineRewriter) {
     let marked = this.markedIndexes.get(markers)
     // Built again when a rule was added since.
     if (!marked || marked.patterns !== this.sources.length) {

@@ -39,6 +39,20 @@ const maxLineChars = 500
 /** 500 UTF-16 code units take at most 1,500 bytes (with a margin for a cut character). */
 const maxLineBytes = 2000
 
+/**
+ * Rewrites a record of a log excerpt (redaction): a line that holds a marker, or that line
+ * and the lines after it that `linesAfter` joined to it (a key whose value sits on the next
+ * lines), joined by `\n`. It must not add or remove a line.
+ */
+export interface LineRewriter {
+  (record: string): string
+  /** How many lines after a marked line may belong to its record, given the line's end (its last 256 bytes). */
+  linesAfter?: (lineEnd: string) => number
+}
+
+/** A marked line's end, as `linesAfter` sees it. */
+const lineEndBytes = 256
+
 /** A pattern as written in a rule (`literal` or `/regex/flags`), under its key. */
 export interface PatternSource {
   key: string
@@ -154,28 +168,39 @@ export class PatternIndex {
   /**
    * Matches raw log bytes whose lines holding a marker must be rewritten first (redaction),
    * in one automaton pass instead of two: the pass finds the rule words and the marked
-   * lines; `rewrite` changes those lines (it must not add or remove a line), and only they
-   * are scanned again. The result is what scanExcerpt gives on the rewritten excerpt, which
-   * is returned with it.
+   * lines; `rewrite` changes those lines and the lines its `linesAfter` joins to them (it
+   * must not add or remove a line), and only they are scanned again. The result is what
+   * scanExcerpt gives on the rewritten excerpt, which is returned with it.
    */
-  scanRewriting(
-    raw: Buffer,
-    rewrite: (line: string) => string,
-  ): { excerpt: Excerpt; matches: Map<string, PatternMatch> } {
+  scanRewriting(raw: Buffer, rewrite: LineRewriter): { excerpt: Excerpt; matches: Map<string, PatternMatch> } {
     const firstLine = new Map<string, number>() // key -> first line of a literal match
     const repeated = new Set<string>() // keys a literal matched on two lines
     const seenWords = new Set<number>()
-    const marked: Array<{ line: number; start: number; end: number }> = []
+    // Records to rewrite: from `line` to `last`, bytes `start` to `end`.
+    const marked: Array<{ line: number; last: number; start: number; end: number }> = []
     // Hits wait until their line ends: a marker later in the line voids them.
     let line = 1
     let lineStart = 0
     let nextNewline = raw.indexOf(10)
     let lineMarked = false
+    // Lines after the last marked one that still belong to its record.
+    let joining = 0
     const literals: string[] = []
     const required: number[] = []
     const endLine = () => {
-      if (lineMarked) marked.push({ line, start: lineStart, end: nextNewline === -1 ? raw.length : nextNewline })
-      else {
+      if (lineMarked || joining > 0) {
+        const end = nextNewline === -1 ? raw.length : nextNewline
+        const record = marked[marked.length - 1]
+        if (joining > 0 && record !== undefined) {
+          record.last = line
+          record.end = end
+          joining--
+        } else marked.push({ line, last: line, start: lineStart, end })
+        if (lineMarked && rewrite.linesAfter) {
+          const after = rewrite.linesAfter(raw.toString('utf8', Math.max(lineStart, end - lineEndBytes), end))
+          joining = Math.max(joining, after)
+        }
+      } else {
         for (const key of literals) {
           const first = firstLine.get(key)
           if (first === undefined) firstLine.set(key, line)
@@ -199,18 +224,26 @@ export class PatternIndex {
       if (bytes.subarray(start, start + trigger.exact.length).equals(trigger.exact) && !isFrameAt(bytes, start))
         keys.push(key)
     }
+    const nextLine = () => {
+      line++
+      lineStart = nextNewline + 1
+      nextNewline = raw.indexOf(10, lineStart)
+    }
     this.automaton.scan(raw, (id, start) => {
       while (nextNewline !== -1 && nextNewline < start) {
         endLine()
-        line++
-        lineStart = nextNewline + 1
-        nextNewline = raw.indexOf(10, lineStart)
+        nextLine()
       }
       if (id >= this.markerBase) lineMarked = true
       else hit(raw, id, start, literals, required, true)
       return undefined
     })
     endLine()
+    // Lines without a hit after the last one may still belong to its record.
+    while (joining > 0 && nextNewline !== -1) {
+      nextLine()
+      endLine()
+    }
     // Wrapped records are matched joined (scanExcerpt), which the line-by-line pass cannot do.
     const wrapped = mayHoldWrappedRecords(raw)
     if (marked.length === 0) {
@@ -226,18 +259,31 @@ export class PatternIndex {
       const rewritten = Buffer.from(rewrite(raw.toString('utf8', m.start, m.end)), 'utf8')
       parts.push(raw.subarray(copied, m.start), rewritten)
       copied = m.end
-      linesChanged ||= rewritten.includes(10)
       const keys: string[] = []
+      const keyLines: number[] = []
       const words: number[] = []
+      // A hit's line within the record: hits come in the order of their ends, and no word spans lines.
+      let hitLine = m.line
+      let newline = rewritten.indexOf(10)
       this.automaton.scan(rewritten, (id, start) => {
-        if (id < this.markerBase) hit(rewritten, id, start, keys, words, false)
+        if (id >= this.markerBase) return undefined
+        while (newline !== -1 && newline < start) {
+          hitLine++
+          newline = rewritten.indexOf(10, newline + 1)
+        }
+        const found = keys.length
+        hit(rewritten, id, start, keys, words, false)
+        if (keys.length > found) keyLines.push(hitLine)
         return undefined
       })
-      for (const key of keys) {
+      // Every newline of the rewritten record counts a line: its lines must be those of the record.
+      linesChanged ||= countNewlines(rewritten) !== m.last - m.line
+      keys.forEach((key, k) => {
+        const at = keyLines[k] as number
         const first = firstLine.get(key)
-        if (first !== undefined && first !== m.line) repeated.add(key)
-        if ((first ?? Number.POSITIVE_INFINITY) > m.line) firstLine.set(key, m.line)
-      }
+        if (first !== undefined && first !== at) repeated.add(key)
+        if ((first ?? Number.POSITIVE_INFINITY) > at) firstLine.set(key, at)
+      })
       for (const id of words) seenWords.add(id)
     }
     parts.push(raw.subarray(copied))
@@ -329,6 +375,12 @@ function nextMatchOutsideFrames(regex: RegExp, text: string, index: number): Reg
     from = next.index
   }
   return null
+}
+
+function countNewlines(bytes: Buffer): number {
+  let count = 0
+  for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, nl + 1)) count++
+  return count
 }
 
 /** Two byte offsets on different lines. */

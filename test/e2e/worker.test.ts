@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
+import { secretShapes } from '../fixtures/secret-shapes.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
@@ -366,7 +367,8 @@ describe('the redaction corpus end to end (D15)', () => {
     const smtp = await startSmtp()
     const cwd = mkdtempSync(join(tmpdir(), 'diag-corpus-'))
     mkdirSync(join(cwd, 'inv'))
-    const log = [...secretCorpus.map((sample) => sample.line), 'java.lang.OutOfMemoryError: Java heap space'].join('\n')
+    const samples = [...secretCorpus, ...secretShapes]
+    const log = [...samples.map((sample) => sample.line), 'java.lang.OutOfMemoryError: Java heap space'].join('\n')
     writeFileSync(join(cwd, 'inv', 'server.log'), `${log}\n`)
     writeFileSync(
       join(cwd, 'inv', 'inventory.json'),
@@ -389,7 +391,7 @@ describe('the redaction corpus end to end (D15)', () => {
       const detail = (await request(`${svc.url}/api/v1/incidents/${list.incidents[0]?.id}`, auth)).text
       const api = `${JSON.stringify(list)}${detail}`
       expect(api).toContain('corpus01')
-      for (const sample of secretCorpus) {
+      for (const sample of samples) {
         for (const secret of sample.secrets) {
           expect({
             sample: sample.name,

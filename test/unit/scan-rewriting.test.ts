@@ -3,6 +3,7 @@ import { redactBytes, redactLine, secretMarkers, unblockPrivateKeys } from '../.
 import { parsePattern } from '../../src/text/pattern.js'
 import { type PatternEntry, PatternIndex } from '../../src/text/pattern-index.js'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
+import { secretNegatives, secretShapes } from '../fixtures/secret-shapes.js'
 import { random } from '../helpers/random.js'
 
 // Patterns that match ordinary text, text next to secrets, the secrets themselves (which
@@ -23,6 +24,9 @@ const patterns = [
 
 const fragments = [
   ...secretCorpus.map((sample) => sample.line).filter((line) => !line.includes('PRIVATE KEY')),
+  // Keys whose values sit on the next lines: records of several lines.
+  ...secretShapes.map((sample) => sample.line),
+  ...secretNegatives.map((sample) => sample.line),
   'java.lang.OutOfMemoryError: Java heap space',
   '2026-11-22 ERROR [main] ORA-00060: deadlock detected',
   'Grüße aus Köln – Connection refused',
@@ -64,6 +68,15 @@ describe('PatternIndex.scanRewriting (redaction and matching in one pass)', () =
     expect(matches.has('p3')).toBe(false) // hunter2
     expect(matches.get('p4')?.line).toBe(1) // [REDACTED]
     expect(matches.get('p1')?.line).toBe(1) // ERROR, on a rewritten line
+  })
+
+  it('rewrites a key and the lines holding its value as one record, each match at its own line', () => {
+    const raw = Buffer.from('ERROR one\n    - name: DB_PASSWORD\n      value: "hunter2"\nERROR two\nlast line')
+    const { excerpt, matches } = marked.scanRewriting(raw, redactLine)
+    expect(excerpt.text).toBe('ERROR one\n    - name: DB_PASSWORD\n      value: "[REDACTED]"\nERROR two\nlast line')
+    expect(matches.has('p3')).toBe(false) // hunter2, on a line without a marker
+    expect(matches.get('p4')?.line).toBe(3) // [REDACTED]
+    expect(matches.get('p1')).toMatchObject({ line: 1, repeated: true }) // ERROR, after the record too
   })
 
   it('falls back to matching the whole rewritten excerpt when lines could shift', () => {
