@@ -81,6 +81,7 @@ export async function startService(config: Config, logger = createLogger(config.
   const writer = new EventWriter(storage.db, {
     queueCapacity: config.queueCapacity,
     clockSkewMs: config.clockSkewSeconds * 1000,
+    redaction: config.redaction,
     untrusted: storage.metrics.untrustedTimestamps,
     commits: storage.metrics.ingestCommits,
     onQueued: () => worker?.kick(),

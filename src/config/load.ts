@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { isAbsolute, resolve } from 'node:path'
 import { createAjv } from '../ajv.js'
+import type { RedactionOptions } from '../evidence/redaction-options.js'
 import { type ConnectionLimits, defaultConnectionLimits } from '../http/connection-guard.js'
 import { packageRoot } from '../paths.js'
 import { type ConfigKey, configKeys, configSchema } from './schema.js'
@@ -26,6 +27,8 @@ export interface Config {
   followWaitSeconds: number
   /** How far ahead of its receipt an alert's start or end is still believed (docs/design.md, "Incidents"). */
   clockSkewSeconds: number
+  /** Optional masking of personal data in logs and alerts, off by default (docs/design.md, "Secret redaction"). */
+  redaction: RedactionOptions
   maxCustomRules: number
   logLevel: LogLevel
   rateLimits: { perToken: number; perAddress: number }
@@ -143,6 +146,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
     followWaitSeconds: Number(value.DIAG_FOLLOW_WAIT_SECONDS),
     clockSkewSeconds: Number(value.DIAG_CLOCK_SKEW_SECONDS),
+    redaction: {
+      maskCardNumbers: value.DIAG_REDACT_CARD_NUMBERS === 'on',
+      maskEmails: value.DIAG_REDACT_EMAILS === 'on',
+    },
     maxCustomRules: Number(value.DIAG_MAX_CUSTOM_RULES),
     logLevel: value.DIAG_LOG_LEVEL as LogLevel,
     rateLimits: {

@@ -45,6 +45,8 @@ export const configSchema = {
     // How long a recovery (or re-fire) report waits for the diagnosis of its incident.
     DIAG_FOLLOW_WAIT_SECONDS: integer(0, 86_400, { default: 300 }),
     DIAG_CLOCK_SKEW_SECONDS: integer(0, 86_400, { default: 300 }),
+    DIAG_REDACT_CARD_NUMBERS: { enum: ['on', 'off'], description: 'on or off', default: 'off' },
+    DIAG_REDACT_EMAILS: { enum: ['on', 'off'], description: 'on or off', default: 'off' },
     DIAG_LOG_LEVEL: {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       description: 'one of fatal, error, warn, info, debug, trace, silent',

@@ -1,4 +1,5 @@
 import { redact } from './redact.js'
+import type { RedactionOptions } from './redaction-options.js'
 import { mask } from './secret-signatures.js'
 
 // What an alert carries besides logs (labels, annotations, generatorURL, the group key) is
@@ -14,10 +15,10 @@ type Entry = [name: string, value: string]
  * of lines, so the text splits back into its values. When the rules rewrote a name too,
  * its whole value goes.
  */
-function redactEntries(entries: readonly Entry[]): string[] {
+function redactEntries(entries: readonly Entry[], options: RedactionOptions = {}): string[] {
   const lines = entries.map(([name, value]) => `${name}=${value}`)
   const text = lines.join('\n')
-  const redacted = redact(text)
+  const redacted = redact(text, options)
   if (redacted === text) return entries.map(([, value]) => value)
   const out = redacted.split('\n')
   let at = 0
@@ -36,11 +37,12 @@ export function redactNamedValue(name: string, value: string): string {
 /** The alert as stored: its labels, annotations and generatorURL redacted, the rest as sent. */
 export function redactAlert<A extends { labels: Record<string, string>; annotations?: Record<string, string> }>(
   alert: A & { generatorURL?: string },
+  options: RedactionOptions = {},
 ): A {
   const labels = Object.entries(alert.labels)
   const annotations = Object.entries(alert.annotations ?? {})
   const url: Entry[] = alert.generatorURL === undefined ? [] : [['generatorURL', alert.generatorURL]]
-  const values = redactEntries([...labels, ...annotations, ...url])
+  const values = redactEntries([...labels, ...annotations, ...url], options)
   const redacted: A & { generatorURL?: string } = { ...alert }
   redacted.labels = Object.fromEntries(labels.map(([name], i) => [name, values[i] as string]))
   if (alert.annotations !== undefined) {
@@ -53,6 +55,6 @@ export function redactAlert<A extends { labels: Record<string, string>; annotati
 }
 
 /** Alertmanager's group key holds label values (`{}:{db_password="..."}`). */
-export function redactGroupKey(groupKey: string): string {
-  return redact(groupKey)
+export function redactGroupKey(groupKey: string, options: RedactionOptions = {}): string {
+  return redact(groupKey, options)
 }

@@ -82,10 +82,16 @@ export function createBackground(
     Date.now,
     health,
   )
-  const analysis = createAnalysis(config.analysisThreads, () => rules.catalogue, log.child({ component: 'analysis' }), {
-    timeoutMs: config.analysisTimeoutMs,
-    onTimeout: (bound) => metrics.analysisTimeouts.inc({ bound }),
-  })
+  const analysis = createAnalysis(
+    config.analysisThreads,
+    () => rules.catalogue,
+    log.child({ component: 'analysis' }),
+    {
+      timeoutMs: config.analysisTimeoutMs,
+      onTimeout: (bound) => metrics.analysisTimeouts.inc({ bound }),
+    },
+    config.redaction,
+  )
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))
   const batcher = new WriteBatcher(db, { name: 'worker', health })

@@ -1,5 +1,6 @@
 import { StoreError } from '../errors.js'
 import { redactAlert, redactGroupKey } from '../evidence/redact-alert.js'
+import type { RedactionOptions } from '../evidence/redaction-options.js'
 import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
 import type { Db } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
@@ -40,6 +41,8 @@ export class EventWriter implements IngestStore {
       /** How far ahead of its receipt a start is still believed (DIAG_CLOCK_SKEW_SECONDS); 5 min by default. */
       clockSkewMs?: number
       now?: () => number
+      /** The optional masking of personal data (DIAG_REDACT_*), for what the alert carries. */
+      redaction?: RedactionOptions
       /** Counts the timestamps not believed, by field. */
       untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
       commits?: { inc: () => void }
@@ -175,9 +178,9 @@ export class EventWriter implements IngestStore {
         instance: alert.instance,
         severity: alert.severity,
         // Redacted here, for stored notifications only: a duplicate costs nothing more.
-        alert: JSON.stringify(redactAlert(alert.alert)),
+        alert: JSON.stringify(redactAlert(alert.alert, this.options.redaction)),
         receiver: request.receiver,
-        groupKey: redactGroupKey(request.groupKey),
+        groupKey: redactGroupKey(request.groupKey, this.options.redaction),
         principal: request.principal,
         receivedAt: now,
         incidentId: applied.incidentId,

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { lifecycleService } from '../helpers/lifecycle.js'
@@ -53,5 +56,64 @@ describe('secrets in what the alert carries', () => {
     expect(mails[0]?.text).toContain('second line')
     expect(mails[0]?.text).toContain('prometheus.example/graph')
     expect(detail.text).toContain('[REDACTED]')
+  })
+})
+
+describe('optional masking of personal data (DIAG_REDACT_CARD_NUMBERS, DIAG_REDACT_EMAILS)', () => {
+  const card = '4111 1111 1111 1111' // a test number that passes the Luhn check
+  const email = 'jane.doe@example.org'
+  const logLines = [
+    `2026-11-22 05:00:00 ERROR payment failed for card ${card} of ${email}`,
+    '2026-11-22 05:00:01 SEVERE java.lang.OutOfMemoryError: Java heap space',
+  ]
+
+  async function serviceWith(env: Record<string, string>) {
+    const dir = mkdtempSync(join(tmpdir(), 'diag-personal-'))
+    mkdirSync(join(dir, 'logs'))
+    writeFileSync(join(dir, 'logs', 'app.log'), `${logLines.join('\n')}\n`)
+    const inventory = join(dir, 'inventory.json')
+    writeFileSync(inventory, JSON.stringify({ instances: { 'pay-01': { logs: ['logs/app.log'] } } }))
+    return lifecycleService({ DIAG_INVENTORY: inventory, ...env })
+  }
+
+  async function reportOf(s: Awaited<ReturnType<typeof lifecycleService>>) {
+    const [event] = await s.post(
+      webhook([
+        alert(
+          { id: 'personal', annotations: { summary: `customer ${email} paid with ${card}` } },
+          { appserver_instance: 'pay-01' },
+        ),
+      ]),
+    )
+    await s.settled()
+    const stored = s.db.prepare('SELECT alert FROM events').pluck().get() as string
+    const mail = s.mailsOfIncident(event?.incidentId as string)[0]
+    return `${stored}\n${mail?.text}\n${mail?.html}`
+  }
+
+  it('keeps card numbers and addresses by default', async () => {
+    const s = await serviceWith({})
+    try {
+      const everything = await reportOf(s)
+      expect(everything).toContain(email)
+      expect(everything).toContain(card)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('masks them in logs, labels, annotations and the mail when asked', async () => {
+    const s = await serviceWith({ DIAG_REDACT_CARD_NUMBERS: 'on', DIAG_REDACT_EMAILS: 'on' })
+    try {
+      const everything = await reportOf(s)
+      expect(everything).not.toContain(card)
+      expect(everything).not.toContain('jane.doe')
+      expect(everything).toContain('[REDACTED]-CARD')
+      // The domain stays readable, and so does the log line the diagnosis rests on.
+      expect(everything).toContain('@example.org')
+      expect(everything).toContain('OutOfMemoryError')
+    } finally {
+      await s.close()
+    }
   })
 })

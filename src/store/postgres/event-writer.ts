@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { StoreError } from '../../errors.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import { believed, type LedgerWrite, peekNotification, planNotification } from '../../incidents/ledger-plan.js'
 import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
@@ -60,6 +61,7 @@ export class PgEventWriter implements IngestStore {
       now?: () => number
       untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
       onQueued?: () => void
+      redaction?: RedactionOptions
     },
   ) {
     this.heard = new PgHeardOccurrences(pool)
@@ -181,9 +183,9 @@ export class PgEventWriter implements IngestStore {
         alert.alertname,
         alert.instance,
         alert.severity,
-        JSON.stringify(redactAlert(alert.alert)),
+        JSON.stringify(redactAlert(alert.alert, this.options.redaction)),
         request.receiver,
-        redactGroupKey(request.groupKey),
+        redactGroupKey(request.groupKey, this.options.redaction),
         request.principal,
         now,
         applied.incidentId,

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import { AnalysisTimeoutError, type LogAnalysis } from '../../evidence/log-analysis.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Diagnosis } from '../../rules/diagnosis-engine.js'
 import type { CustomRule, Evidence } from '../../rules/types.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
@@ -23,7 +24,7 @@ export interface Analysis {
 }
 
 type Task =
-  | { type: 'analyze'; files: readonly string[]; roots: readonly string[] }
+  | { type: 'analyze'; files: readonly string[]; roots: readonly string[]; redaction: RedactionOptions }
   | { type: 'diagnose'; evidence: Evidence }
 
 /** A task submitted to the pool, waiting for a thread or running on one. */
@@ -86,6 +87,8 @@ export class AnalysisPool implements Analysis {
      * only frees a thread that waits (a read that never returns) or a host too loaded to run it.
      */
     private readonly backstopMs = Math.max(10 * timeoutMs, 60_000),
+    /** The optional masking of personal data in logs (DIAG_REDACT_*). */
+    private readonly redaction: RedactionOptions = {},
   ) {
     for (let i = 0; i < size; i++) this.threads.push(this.spawn())
   }
@@ -95,7 +98,7 @@ export class AnalysisPool implements Analysis {
   }
 
   analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis> {
-    return this.run({ type: 'analyze', files, roots }) as Promise<LogAnalysis>
+    return this.run({ type: 'analyze', files, roots, redaction: this.redaction }) as Promise<LogAnalysis>
   }
 
   diagnose(evidence: Evidence): Promise<Diagnosis> {

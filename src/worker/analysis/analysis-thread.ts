@@ -43,7 +43,12 @@ port.on('message', (message: ThreadRequest) => {
     try {
       const value =
         task.type === 'analyze'
-          ? analyzeLogs(task.files, task.roots, (raw, markers, rewrite) => live().scanRewriting(raw, markers, rewrite))
+          ? analyzeLogs(
+              task.files,
+              task.roots,
+              (raw, markers, rewrite) => live().scanRewriting(raw, markers, rewrite),
+              task.redaction,
+            )
           : await live().diagnose(task.evidence)
       port.postMessage({ type: 'done', id: task.id, value, cpuMs: cpu() } satisfies ThreadReply)
     } catch (error) {

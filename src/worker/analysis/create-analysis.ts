@@ -1,3 +1,4 @@
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Catalogue } from '../../rules/catalogue.js'
 import { type Analysis, AnalysisPool, threadScript } from './analysis-pool.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
@@ -11,10 +12,21 @@ export function createAnalysis(
   catalogue: () => Catalogue,
   log: { error(obj: object, msg: string): void },
   bound: { timeoutMs: number; onTimeout: (bound: 'cpu' | 'wall') => void },
+  redaction: RedactionOptions = {},
 ): Analysis {
   if (threads === 0) {
     const { custom, builtins, builtinVersions } = catalogue()
-    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions })
+    return new InProcessAnalysis(custom, { rules: builtins, versions: builtinVersions }, redaction)
   }
-  return new AnalysisPool(threads, () => catalogue().custom, log, threadScript, bound.timeoutMs, bound.onTimeout)
+  const { timeoutMs, onTimeout } = bound
+  return new AnalysisPool(
+    threads,
+    () => catalogue().custom,
+    log,
+    threadScript,
+    timeoutMs,
+    onTimeout,
+    undefined,
+    redaction,
+  )
 }

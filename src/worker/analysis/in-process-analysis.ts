@@ -1,4 +1,5 @@
 import { analyzeLogs, type LogAnalysis } from '../../evidence/log-analysis.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import { type Family, loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { type Diagnosis, DiagnosisEngine } from '../../rules/diagnosis-engine.js'
 import type { BuiltinRule, CustomRule, Evidence } from '../../rules/types.js'
@@ -11,14 +12,23 @@ type BuiltinCatalogue = { rules: readonly BuiltinRule[]; versions: Record<Family
 export class InProcessAnalysis implements Analysis {
   readonly engine: DiagnosisEngine
 
-  constructor(custom: readonly CustomRule[], builtin: BuiltinCatalogue = loadBuiltinRules()) {
+  constructor(
+    custom: readonly CustomRule[],
+    builtin: BuiltinCatalogue = loadBuiltinRules(),
+    private readonly redaction: RedactionOptions = {},
+  ) {
     this.engine = new DiagnosisEngine(builtin.rules, builtin.versions, custom)
   }
 
   async ready(): Promise<void> {}
 
   async analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis> {
-    return analyzeLogs(files, roots, (raw, markers, rewrite) => this.engine.scanRewriting(raw, markers, rewrite))
+    return analyzeLogs(
+      files,
+      roots,
+      (raw, markers, rewrite) => this.engine.scanRewriting(raw, markers, rewrite),
+      this.redaction,
+    )
   }
 
   diagnose(evidence: Evidence): Promise<Diagnosis> {

@@ -1,4 +1,5 @@
 import type { LogAnalysis } from '../../evidence/log-analysis.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Diagnosis } from '../../rules/diagnosis-engine.js'
 import type { CustomRule, Evidence } from '../../rules/types.js'
 
@@ -7,7 +8,7 @@ import type { CustomRule, Evidence } from '../../rules/types.js'
 export type ThreadRequest =
   | { type: 'rules'; custom: readonly CustomRule[] }
   | { type: 'addRule'; rule: CustomRule }
-  | { type: 'analyze'; id: number; files: readonly string[]; roots: readonly string[] }
+  | { type: 'analyze'; id: number; files: readonly string[]; roots: readonly string[]; redaction: RedactionOptions }
   | { type: 'diagnose'; id: number; evidence: Evidence }
 
 export type ThreadReply =
