@@ -1,39 +1,16 @@
+import { numbered, sqliteParameters } from '../queue/queue-sql.js'
 import type { WorkQueue } from '../queue/work-queue.js'
-import type { IncidentRecord, StoredEvent, WorkerStore } from '../worker/ports.js'
+import type { WorkerStore } from '../worker/ports.js'
 import type { Db } from './database.js'
+import {
+  type IncidentRow,
+  insertMailSql,
+  mailValues,
+  storedEventQuery,
+  toIncident,
+  toStoredEvent,
+} from './worker-rows.js'
 import type { WriteBatcher } from './write-batcher.js'
-
-interface IncidentRow {
-  id: string
-  fingerprint: string
-  starts_at: number
-  status: IncidentRecord['status']
-  ended_at: number | null
-  firing_event_id: string | null
-  branch: string | null
-  rule_name: string | null
-  category: string | null
-  classification: string | null
-  opened_at: number
-  start_believed: number
-}
-
-function toIncident(row: IncidentRow): IncidentRecord {
-  return {
-    id: row.id,
-    fingerprint: row.fingerprint,
-    startsAt: row.starts_at,
-    status: row.status,
-    endedAt: row.ended_at,
-    firingEventId: row.firing_event_id,
-    openedAt: row.opened_at,
-    startBelieved: row.start_believed === 1,
-    headline:
-      row.branch && row.rule_name && row.category && row.classification
-        ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }
-        : null,
-  }
-}
 
 /**
  * The worker's storage (worker/ports.ts) on the one SQLite connection. Its commits go
@@ -41,10 +18,7 @@ function toIncident(row: IncidentRow): IncidentRecord {
  */
 export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<WorkQueue, 'complete'>): WorkerStore {
   const s = {
-    event: db.prepare<[string], Record<string, unknown>>(
-      `SELECT id, status, starts_at, starts_ms, alertname, instance, severity, alert, received_at,
-        incident_id, transition, after_event_id FROM events WHERE id = ?`,
-    ),
+    event: db.prepare<[string], Record<string, unknown>>(`${storedEventQuery} ?`),
     hasResult: db.prepare('SELECT 1 FROM results WHERE event_id = ?').pluck(),
     incident: db.prepare<[string], IncidentRow>('SELECT * FROM incidents WHERE id = ?'),
     queued: db.prepare("SELECT 1 FROM queue_items WHERE event_id = ? AND status IN ('queued', 'processing')").pluck(),
@@ -54,9 +28,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
     headline: db.prepare(
       'UPDATE incidents SET branch = ?, rule_name = ?, category = ?, classification = ? WHERE id = ?',
     ),
-    insertMail: db.prepare(`INSERT INTO outbox (event_id, kind, after_event_id, message_id, in_reply_to, subject,
-      recipients, text_body, html_body, next_attempt_at, created_at) VALUES (@eventId, @kind, @afterEventId,
-      @messageId, @inReplyTo, @subject, @recipients, @text, @html, @now, @now)`),
+    insertMail: db.prepare<[Record<number, unknown>]>(sqliteParameters(insertMailSql)),
   }
   const commit = db.transaction((input: Parameters<WorkerStore['commit']>[0]): boolean => {
     const { eventId, incidentId, kind, now } = input
@@ -65,7 +37,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
       const h = input.headline
       s.headline.run(h.branch, h.ruleName, h.category, h.classification, incidentId)
     }
-    if (input.mail) s.insertMail.run({ ...input.mail, recipients: JSON.stringify(input.mail.recipients), now })
+    if (input.mail) s.insertMail.run(numbered(...mailValues(input.mail, now)))
     if (input.lease) queue.complete(input.lease)
     return true
   })
@@ -73,21 +45,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
   return {
     event(id) {
       const row = s.event.get(id)
-      if (!row) return undefined
-      return {
-        id: row.id as string,
-        status: row.status as StoredEvent['status'],
-        startsAtText: row.starts_at as string,
-        startsAt: row.starts_ms as number,
-        alertname: row.alertname as string,
-        instance: row.instance as string,
-        severity: row.severity as string,
-        alert: JSON.parse(row.alert as string) as StoredEvent['alert'],
-        receivedAt: row.received_at as number,
-        incidentId: row.incident_id as string,
-        transition: row.transition as StoredEvent['transition'],
-        afterEventId: row.after_event_id as string | null,
-      }
+      return row ? toStoredEvent(row) : undefined
     },
     hasResult: (eventId) => s.hasResult.get(eventId) !== undefined,
     incident(id) {

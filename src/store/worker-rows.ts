@@ -1,0 +1,76 @@
+import type { OutgoingMail } from '../mail/outgoing-mail.js'
+import type { IncidentRecord, StoredEvent } from '../worker/ports.js'
+
+// The worker's rows as both storage adapters read and write them (docs/design.md, "Storage").
+
+export interface IncidentRow {
+  id: string
+  fingerprint: string
+  starts_at: number
+  status: IncidentRecord['status']
+  ended_at: number | null
+  firing_event_id: string | null
+  branch: string | null
+  rule_name: string | null
+  category: string | null
+  classification: string | null
+  opened_at: number
+  start_believed: number
+}
+
+export function toIncident(row: IncidentRow): IncidentRecord {
+  return {
+    id: row.id,
+    fingerprint: row.fingerprint,
+    startsAt: Number(row.starts_at),
+    status: row.status,
+    endedAt: row.ended_at,
+    firingEventId: row.firing_event_id,
+    openedAt: row.opened_at,
+    startBelieved: row.start_believed === 1,
+    headline:
+      row.branch && row.rule_name && row.category && row.classification
+        ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }
+        : null,
+  }
+}
+
+/** Followed by the event id's placeholder. */
+export const storedEventQuery = `SELECT id, status, starts_at, starts_ms, alertname, instance, severity, alert,
+  received_at, incident_id, transition, after_event_id FROM events WHERE id =`
+
+export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
+  return {
+    id: row.id as string,
+    status: row.status as StoredEvent['status'],
+    startsAtText: row.starts_at as string,
+    startsAt: Number(row.starts_ms),
+    alertname: row.alertname as string,
+    instance: row.instance as string,
+    severity: row.severity as string,
+    alert: JSON.parse(row.alert as string) as StoredEvent['alert'],
+    receivedAt: Number(row.received_at),
+    incidentId: row.incident_id as string,
+    transition: row.transition as StoredEvent['transition'],
+    afterEventId: row.after_event_id as string | null,
+  }
+}
+
+/** Numbered parameters, `$n` (src/queue/queue-sql.ts): the values of `mailValues`. */
+export const insertMailSql = `INSERT INTO outbox (event_id, kind, after_event_id, message_id, in_reply_to, subject,
+  recipients, text_body, html_body, next_attempt_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`
+
+export function mailValues(mail: OutgoingMail, now: number): unknown[] {
+  return [
+    mail.eventId,
+    mail.kind,
+    mail.afterEventId,
+    mail.messageId,
+    mail.inReplyTo,
+    mail.subject,
+    JSON.stringify(mail.recipients),
+    mail.text,
+    mail.html,
+    now,
+  ]
+}
