@@ -18,6 +18,8 @@ export class Catalogue {
   }
 
   withCustomRule(rule: CustomRule): Catalogue {
-    return new Catalogue(this.builtins, [...this.custom, rule], this.builtinVersions)
+    // Another replica's rules may arrive out of order: the catalogue stays in id order.
+    const custom = [...this.custom, rule].sort((a, b) => a.id - b.id)
+    return new Catalogue(this.builtins, custom, this.builtinVersions)
   }
 }

@@ -92,10 +92,20 @@ export class RulesService {
     safety: Pick<PatternSafety, 'verdict'>,
   ): Promise<CustomRule> {
     const rule = await this.vet(input, principal, safety)
-    const stored = this.store.insert(rule, this.clock().toISOString())
-    this.current = this.current.withCustomRule(stored)
-    for (const listener of this.listeners) listener(stored)
+    const stored = await this.store.insert(rule, this.clock().toISOString())
+    this.adopt(stored)
     return stored
+  }
+
+  /**
+   * A committed rule into the catalogue and every live engine, once: one registered here, or
+   * by another replica (its notification, or the catalogue check before a diagnosis). Rules
+   * are append-only, so a rule this catalogue already holds is the same rule.
+   */
+  adopt(rule: CustomRule): void {
+    if (this.current.custom.some((known) => known.id === rule.id)) return
+    this.current = this.current.withCustomRule(rule)
+    for (const listener of this.listeners) listener(rule)
   }
 
   private async vet(

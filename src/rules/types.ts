@@ -97,7 +97,11 @@ export type NewCustomRule = Omit<CustomRule, 'id' | 'createdAt'> & { principal: 
  * that this module never imports the store).
  */
 export interface CustomRuleStore {
+  /** Every custom rule by id, as far as this process knows (PostgreSQL: loaded before the service starts). */
   all(): CustomRule[]
-  /** Inserts the rule; returns the stored record once committed. */
-  insert(rule: NewCustomRule, createdAt: string): CustomRule
+  /**
+   * Inserts the rule; returns the stored record once committed. A conflict the database
+   * found (another replica registered the same branch first) is a RuleRejectedError.
+   */
+  insert(rule: NewCustomRule, createdAt: string): CustomRule | Promise<CustomRule>
 }

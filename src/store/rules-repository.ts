@@ -1,43 +1,8 @@
 import { StoreError } from '../errors.js'
 import type { CustomRule, CustomRuleStore, NewCustomRule } from '../rules/types.js'
 import type { Db } from './database.js'
+import { type RuleRow, toRule } from './rule-rows.js'
 import type { StorageHealthPort } from './write-batcher.js'
-
-interface RuleRow {
-  id: number
-  rule_id: string | null
-  branch: string
-  rule_name: string
-  category: CustomRule['category']
-  target_source: 'local_file'
-  pattern: string
-  assessment: string
-  classification: CustomRule['classification']
-  confidence: CustomRule['confidence']
-  priority: number | null
-  recommended_actions: string
-  created_by: string
-  created_at: string
-}
-
-function toRule(row: RuleRow): CustomRule {
-  return {
-    id: row.id,
-    ruleId: row.rule_id,
-    branch: row.branch,
-    ruleName: row.rule_name,
-    category: row.category,
-    targetSource: row.target_source,
-    pattern: row.pattern,
-    assessment: row.assessment,
-    classification: row.classification,
-    confidence: row.confidence,
-    priority: row.priority,
-    recommendedActions: JSON.parse(row.recommended_actions) as string[],
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-  }
-}
 
 /** The append-only custom rules table (docs/design.md, "Rules"). */
 export class RulesRepository implements CustomRuleStore {

@@ -133,3 +133,6 @@ BEGIN
 END $$;
 CREATE TRIGGER rules_append_only BEFORE UPDATE OR DELETE ON rules
   FOR EACH ROW EXECUTE FUNCTION rules_append_only();
+-- Names conflict after NFKC normalisation and case folding, as the rules service compares
+-- them: here the database holds it across replicas registering at once.
+CREATE UNIQUE INDEX rules_name_folded ON rules (lower(normalize(rule_name, NFKC)));

@@ -1,0 +1,153 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PatternSafety } from '../../src/rules/pattern-safety.js'
+import { RuleRejectedError } from '../../src/rules/rule-errors.js'
+import { RulesService } from '../../src/rules/rules-service.js'
+import type { CustomRuleInput } from '../../src/rules/types.js'
+import { openDatabase } from '../../src/store/database.js'
+import { migratePostgres } from '../../src/store/postgres/migrate.js'
+import { createPool } from '../../src/store/postgres/pool.js'
+import { RuleNotifications } from '../../src/store/postgres/rule-notifications.js'
+import { PgRulesRepository } from '../../src/store/postgres/rules-repository.js'
+import { RulesRepository } from '../../src/store/rules-repository.js'
+import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { waitFor } from '../helpers/smtp.js'
+
+// Custom rules on both adapters, and on PostgreSQL shared by replicas (docs/design.md,
+// "Storage"): append-only, unique by branch, name and pattern whoever registers, and live
+// on every replica.
+
+const safety = new PatternSafety()
+const rule = (branch: string, overrides: Partial<CustomRuleInput> = {}): CustomRuleInput => ({
+  branch,
+  ruleName: `Rule${branch.replace(/\W/g, '')}`,
+  category: 'general',
+  targetSource: 'local_file',
+  pattern: `marker-${branch}`,
+  assessment: 'A test rule.',
+  classification: 'probable_cause',
+  confidence: 'medium',
+  recommendedActions: ['Look.'],
+  ...overrides,
+})
+
+let server: Postgres | undefined
+let databases = 0
+afterAll(() => server?.close())
+
+async function pgReplica(url: string) {
+  const pool = createPool(url, { timeoutMs: 10_000, max: 4 })
+  await migratePostgres(pool)
+  const repository = new PgRulesRepository(pool)
+  await repository.load()
+  const service = new RulesService(repository, safety)
+  const adopted: number[] = []
+  service.onRegistered((r) => adopted.push(r.id))
+  const lastId = () => service.catalogue.custom.at(-1)?.id ?? 0
+  const notifications = new RuleNotifications(url, repository, lastId, (r) => service.adopt(r), { warn: () => {} }, 50)
+  return { pool, service, adopted, notifications }
+}
+
+describe('custom rules on SQLite and PostgreSQL', () => {
+  beforeAll(async () => {
+    server ??= await startPostgres()
+  }, 120_000)
+
+  const adapters = {
+    SQLite: async () => {
+      const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-rules-conformance-')), 'r.db'))
+      return {
+        service: new RulesService(new RulesRepository(db), safety),
+        mutate: async (sql: string) => db.prepare(sql).run(),
+        close: async () => void db.close(),
+      }
+    },
+    PostgreSQL: async () => {
+      const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+      const replica = await pgReplica(url)
+      return {
+        service: replica.service,
+        mutate: (sql: string) => replica.pool.query(sql),
+        close: () => replica.pool.end(),
+      }
+    },
+  }
+
+  it.each(Object.keys(adapters) as Array<keyof typeof adapters>)(
+    '%s: stores a rule, refuses a second of the same branch, and refuses to change or delete one',
+    async (name) => {
+      const store = await adapters[name]()
+      try {
+        const stored = await store.service.register(rule('X-01'), 'test')
+        expect(stored).toMatchObject({ branch: 'X-01', createdBy: 'test' })
+        await expect(store.service.register(rule('X-01', { pattern: 'other' }), 'test')).rejects.toMatchObject({
+          reason: 'branch_conflict',
+        })
+        await expect(store.mutate("UPDATE rules SET assessment = 'changed'")).rejects.toThrow(/append-only/)
+        await expect(store.mutate('DELETE FROM rules')).rejects.toThrow(/append-only/)
+        expect(store.service.catalogue.custom.map((r) => r.branch)).toEqual(['X-01'])
+      } finally {
+        await store.close()
+      }
+    },
+  )
+})
+
+describe('custom rules across PostgreSQL replicas', () => {
+  beforeAll(async () => {
+    server ??= await startPostgres()
+  }, 120_000)
+
+  it('a rule registered on one replica is live on the others; a missed notification is caught up', async () => {
+    const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+    const a = await pgReplica(url)
+    const b = await pgReplica(url)
+    const c = await pgReplica(url)
+    try {
+      await b.notifications.start()
+      const stored = await a.service.register(rule('Y-01'), 'test')
+      await waitFor(() => b.adopted.includes(stored.id), 10_000, 'replica b to take the rule')
+      expect(b.service.catalogue.custom.map((r) => r.branch)).toEqual(['Y-01'])
+      // Replica c was not listening: its version check before a diagnosis finds the rule.
+      expect(c.service.catalogue.custom).toEqual([])
+      await c.notifications.fresh()
+      expect(c.service.catalogue.custom.map((r) => r.id)).toEqual([stored.id])
+    } finally {
+      await b.notifications.stop()
+      for (const replica of [a, b, c]) await replica.pool.end()
+    }
+  })
+
+  it('the same branch registered on two replicas at once: one stored, one 409 conflict', async () => {
+    const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+    const a = await pgReplica(url)
+    const b = await pgReplica(url)
+    try {
+      const outcomes = await Promise.allSettled([
+        a.service.register(rule('Z-01', { ruleName: 'SameOnA', pattern: 'on-a' }), 'test'),
+        b.service.register(rule('Z-01', { ruleName: 'SameOnB', pattern: 'on-b' }), 'test'),
+      ])
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult
+      expect(refused.reason).toBeInstanceOf(RuleRejectedError)
+      expect(refused.reason.reason).toBe('branch_conflict')
+      const { rows } = await (a.pool as pg.Pool).query('SELECT count(*)::int AS n FROM rules')
+      expect(rows[0].n).toBe(1)
+      // Names that differ in case only are one name for the database too.
+      const names = await Promise.allSettled([
+        a.service.register(rule('Z-02', { ruleName: 'FoldedName', pattern: 'fold-a' }), 'test'),
+        b.service.register(rule('Z-03', { ruleName: 'foldedname', pattern: 'fold-b' }), 'test'),
+      ])
+      expect(names.map((o) => (o.status === 'rejected' ? o.reason.reason : 'stored')).sort()).toEqual([
+        'name_conflict',
+        'stored',
+      ])
+    } finally {
+      await a.pool.end()
+      await b.pool.end()
+    }
+  })
+})
