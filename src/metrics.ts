@@ -46,7 +46,17 @@ function fileSize(path: string): number {
   }
 }
 
-export function createMetrics(options: { version: string; dbFile: string; queue: () => QueueStats }): Metrics {
+/** What the scrape reads from storage: synchronously on SQLite, asynchronously on PostgreSQL. */
+export interface StorageGauges {
+  queue: () => QueueStats | Promise<QueueStats>
+  /** The database's size in bytes (SQLite: the file and its WAL; PostgreSQL: pg_database_size). */
+  sizeBytes: () => number | Promise<number>
+}
+
+/** The size of a SQLite database: its file and its write-ahead log. */
+export const sqliteFileSize = (dbFile: string) => () => fileSize(dbFile) + fileSize(`${dbFile}-wal`)
+
+export function createMetrics(options: { version: string } & StorageGauges): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   // These default gauges end in _total, which `promtool check metrics` rejects as a lie.
@@ -70,8 +80,8 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
     help: 'Events in the work queue, by status: queued (waiting for the worker) or processing',
     labelNames: ['status'],
     registers,
-    collect() {
-      stats = options.queue()
+    async collect() {
+      stats = await options.queue()
       this.set({ status: 'queued' }, stats.queued)
       this.set({ status: 'processing' }, stats.processing)
     },
@@ -80,8 +90,8 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
     name: 'diagnostic_queue_oldest_age_seconds',
     help: 'How long the oldest event still waiting in the queue has waited; 0 when none waits',
     registers,
-    collect() {
-      const oldest = (stats ?? options.queue()).oldestQueuedAt
+    async collect() {
+      const oldest = (stats ?? (await options.queue())).oldestQueuedAt
       stats = undefined
       this.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest) / 1000))
     },
@@ -96,11 +106,11 @@ export function createMetrics(options: { version: string; dbFile: string; queue:
     }),
     dbSizeBytes: new Gauge({
       name: 'diagnostic_db_size_bytes',
-      help: 'Size of the database file in bytes, write-ahead log included',
+      help: 'Size of the database in bytes (SQLite: its file and write-ahead log)',
       registers,
-      collect() {
+      async collect() {
         // Measured at scrape time, so the value is always current.
-        this.set(fileSize(options.dbFile) + fileSize(`${options.dbFile}-wal`))
+        this.set(await options.sizeBytes())
       },
     }),
     staleLocksRecovered: counter(

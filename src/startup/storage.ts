@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import { createMetrics, type Metrics } from '../metrics.js'
+import { createMetrics, type Metrics, sqliteFileSize } from '../metrics.js'
 import { Readiness } from '../readiness.js'
 import { type Db, openDatabase } from '../store/database.js'
 import { queueStats } from '../store/queue-stats.js'
@@ -27,7 +27,7 @@ export function prepareDataDir(dataDir: string): void {
 export function openStorage(dataDir: string, version: string): Storage {
   const dbFile = join(dataDir, 'diagnostic.db')
   const db = openDatabase(dbFile)
-  const metrics = createMetrics({ version, dbFile, queue: queueStats(db) })
+  const metrics = createMetrics({ version, queue: queueStats(db), sizeBytes: sqliteFileSize(dbFile) })
   const readiness = new Readiness(metrics.ready)
   // The app's logger exists once the app does; no write can fail before that.
   let log: FastifyBaseLogger | undefined
@@ -36,7 +36,9 @@ export function openStorage(dataDir: string, version: string): Storage {
   const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
   const probe = db.transaction(() => touch.run())
   const health = new StorageHealth(
-    () => probe.immediate(),
+    () => {
+      probe.immediate()
+    },
     readiness,
     metrics,
     {

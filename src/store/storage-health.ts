@@ -18,7 +18,8 @@ export class StorageHealth implements StorageHealthPort {
   private timer: NodeJS.Timeout | undefined
 
   constructor(
-    private readonly probe: () => void,
+    /** A small write; PostgreSQL's answers later. */
+    private readonly probe: () => void | Promise<unknown>,
     private readonly readiness: Readiness,
     private readonly metrics: { storageWritable: Gauge; storageFaults: Counter<'operation'> },
     private readonly log: Log,
@@ -36,7 +37,7 @@ export class StorageHealth implements StorageHealthPort {
     this.metrics.storageWritable.set(0)
     this.readiness.fault('storage_unavailable', true)
     this.log.error({ operation, code, err: error }, 'the database does not take writes; retrying in the background')
-    this.timer = setInterval(() => this.tryProbe(), this.options.probeMs)
+    this.timer = setInterval(() => void this.tryProbe(), this.options.probeMs)
     this.timer.unref()
   }
 
@@ -53,13 +54,18 @@ export class StorageHealth implements StorageHealthPort {
     clearInterval(this.timer)
   }
 
-  private tryProbe(): void {
+  private probing = false
+
+  private async tryProbe(): Promise<void> {
+    if (this.probing) return
+    this.probing = true
     try {
-      this.probe()
+      await this.probe()
+      this.succeeded()
     } catch (error) {
       this.failed('probe', error)
-      return
+    } finally {
+      this.probing = false
     }
-    this.succeeded()
   }
 }
