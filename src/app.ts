@@ -21,7 +21,7 @@ import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 import type { RulesService } from './rules/rules-service.js'
 import type { EventWriter } from './store/event-writer.js'
-import type { IncidentsRepository } from './store/incidents-repository.js'
+import type { IncidentsReader } from './store/incident-views.js'
 
 export interface AppDeps {
   readiness: Readiness
@@ -29,7 +29,7 @@ export interface AppDeps {
   tokens: TokenVerifier
   writer: Pick<EventWriter, 'submit'>
   rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
-  incidents: Pick<IncidentsRepository, 'list' | 'get'>
+  incidents: IncidentsReader
   version: string
   rateLimits: RequestRateLimits
 }

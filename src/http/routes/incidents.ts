@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { errors } from '../../errors.js'
 import { toInstant } from '../../instant.js'
 import { categories } from '../../rules/types.js'
-import type { IncidentsRepository } from '../../store/incidents-repository.js'
+import type { IncidentsReader } from '../../store/incident-views.js'
 import { errorResponses } from '../error-responses.js'
 import { incidentDetail, incidentList } from './incident-schemas.js'
 
@@ -40,7 +40,7 @@ const openedAfter = ({ at, id }: { at: number; id: string }) => ({ openedAt: at,
 const receivedAfter = ({ at, id }: { at: number; id: string }) => ({ receivedAt: at, id })
 
 export interface IncidentRoutesDeps {
-  incidents: Pick<IncidentsRepository, 'list' | 'get'>
+  incidents: IncidentsReader
 }
 
 /** GET /api/v1/incidents (filters, pagination) and GET /api/v1/incidents/:id. */
@@ -64,7 +64,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
     },
     handler: async (request) => {
       const q = request.query
-      const page = deps.incidents.list({
+      const page = await deps.incidents.list({
         limit: q.limit ? Number(q.limit) : defaultPageLimit,
         ...(q.status ? { status: q.status } : {}),
         ...(q.instance ? { instance: q.instance } : {}),
@@ -92,7 +92,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
     },
     handler: async (request) => {
       const q = request.query
-      const incident = deps.incidents.get(request.params.id, {
+      const incident = await deps.incidents.get(request.params.id, {
         limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
         ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
       })
