@@ -20,14 +20,14 @@ import type { Logger } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 import type { RulesService } from './rules/rules-service.js'
-import type { EventWriter } from './store/event-writer.js'
 import type { IncidentsReader } from './store/incident-views.js'
+import type { IngestStore } from './store/ingest-port.js'
 
 export interface AppDeps {
   readiness: Readiness
   metrics: Metrics
   tokens: TokenVerifier
-  writer: Pick<EventWriter, 'submit'>
+  writer: Pick<IngestStore, 'submit'>
   rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
   incidents: IncidentsReader
   version: string

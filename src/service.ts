@@ -14,12 +14,12 @@ import { RulesService } from './rules/rules-service.js'
 import { verifyShippedRules } from './rules/shipped-rules.js'
 import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
 import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
-import { openStorage, prepareDataDir, type Storage } from './startup/storage.js'
+import { openPostgresStorage } from './startup/postgres-storage.js'
+import { openSqliteStorage } from './startup/sqlite-storage.js'
+import { prepareDataDir, type Storage } from './startup/storage.js'
 import type { Db } from './store/database.js'
-import { EventWriter } from './store/event-writer.js'
 import type { Housekeeping } from './store/housekeeping.js'
-import { IncidentsRepository } from './store/incidents-repository.js'
-import { RulesRepository } from './store/rules-repository.js'
+import type { IngestStore } from './store/ingest-port.js'
 import { readTlsMaterial } from './tls/dev-certificates.js'
 import type { Analysis } from './worker/analysis/analysis-pool.js'
 import type { Worker } from './worker/worker.js'
@@ -29,7 +29,9 @@ export const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'
 
 export interface Service {
   app: FastifyInstance
-  db: Db
+  /** The SQLite database; a service on PostgreSQL has none (reading it throws). */
+  readonly db: Db
+  storage: Storage
   metrics: Metrics
   readiness: Readiness
   rules: RulesService
@@ -45,7 +47,7 @@ export interface Service {
    * exits (server.ts), an embedding test can still look at the service.
    */
   startupError: Error | undefined
-  /** D28: readiness DOWN at once, drain requests, flush writes, close SQLite. */
+  /** D28: readiness DOWN at once, drain requests, flush writes, close the storage. */
   stop(): Promise<void>
 }
 
@@ -69,45 +71,62 @@ export async function startService(config: Config, logger = createLogger(config.
   const tls = await loadTls(config, announce)
   // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
   verifyShippedRules()
-  const storage = openStorage(config.dataDir, version)
+  const storage = config.database
+    ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version })
+    : openSqliteStorage(config.dataDir, version, config.leaseMs)
   const rules = new RulesService(
-    new RulesRepository(storage.db, storage.health),
+    await storage.rules(),
     new PatternSafety(),
     undefined,
     undefined,
     config.maxCustomRules,
   )
   let worker: Worker | undefined
-  const writer = new EventWriter(storage.db, {
+  const writer = storage.ingest({
     queueCapacity: config.queueCapacity,
     clockSkewMs: config.clockSkewSeconds * 1000,
     redaction: config.redaction,
-    untrusted: storage.metrics.untrustedTimestamps,
-    commits: storage.metrics.ingestCommits,
     onQueued: () => worker?.kick(),
-    health: storage.health,
   })
   const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, tls.files, logger)
   storage.useLog(app.log)
   const background = createBackground(config, storage, rules, writer.heard, app.log)
   // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
   writer.heard.start(60_000, (error) => storage.health.failed('heard_occurrences', error))
-  const stop = stopOnce(config, app, storage, writer, background, () => worker)
+  // Rules registered on other replicas reach this one's engines (PostgreSQL).
+  const follower = await storage.followRules(rules)
+  const stop = stopOnce(config, app, storage, writer, background, () => worker, follower)
   await listen(app, config, storage, background)
   let startupError: Error | undefined
   try {
     const checked = await checkStartup(config, storage, rules, background, app.log)
-    worker = startBackground(config, storage, background, checked, version, app.log)
+    worker = startBackground(config, storage, background, checked, version, app.log, () => follower.fresh())
     storage.readiness.set('ready')
   } catch (error) {
     startupError = error instanceof Error ? error : new Error(String(error))
     storage.readiness.set('startup_failed')
   }
-  const { db, metrics, readiness } = storage
+  const { metrics, readiness } = storage
   const { analysis, housekeeping } = background
   const url = serviceUrl(app, config)
   const generatedCaFile = tls.generatedCaFile
-  return { app, db, metrics, readiness, rules, analysis, housekeeping, url, generatedCaFile, startupError, stop }
+  return {
+    app,
+    get db(): Db {
+      if (!storage.sqlite) throw new Error('this service stores in PostgreSQL, not SQLite')
+      return storage.sqlite
+    },
+    storage,
+    metrics,
+    readiness,
+    rules,
+    analysis,
+    housekeeping,
+    url,
+    generatedCaFile,
+    startupError,
+    stop,
+  }
 }
 
 async function createApp(
@@ -115,7 +134,7 @@ async function createApp(
   connectionLimits: ReturnType<typeof connectionBudget>,
   storage: Storage,
   tokens: TokenVerifier,
-  writer: EventWriter,
+  writer: IngestStore,
   rules: RulesService,
   tlsFiles: Parameters<typeof readTlsMaterial>[0],
   logger: Logger,
@@ -128,7 +147,7 @@ async function createApp(
       tokens,
       writer,
       rules,
-      incidents: new IncidentsRepository(storage.db),
+      incidents: storage.incidents,
       version,
       rateLimits: config.rateLimits,
     },
@@ -165,7 +184,7 @@ async function listen(app: FastifyInstance, config: Config, storage: Storage, ba
     })
   } catch (error) {
     await background.analysis.close()
-    storage.db.close()
+    await storage.close()
     throw error
   }
 }
@@ -182,9 +201,10 @@ function stopOnce(
   config: Config,
   app: FastifyInstance,
   storage: Storage,
-  writer: EventWriter,
+  writer: IngestStore,
   background: Background,
   worker: () => Worker | undefined,
+  follower: { stop(): Promise<void> },
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined
   return () => {
@@ -202,9 +222,10 @@ function stopOnce(
       await worker()?.stop(Math.floor(config.shutdownTimeoutMs / 2))
       await background.analysis.close()
       await background.sender.stop()
-      writer.flush()
-      background.batcher.flush()
-      storage.db.close()
+      await follower.stop()
+      await writer.flush()
+      storage.flush()
+      await storage.close()
     })()
     return stopping
   }

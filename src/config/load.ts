@@ -17,6 +17,8 @@ export interface Config {
   apiTokensFile?: string
   apiToken?: string
   smtpUrl?: string
+  /** PostgreSQL for replicas (docs/operations.md, "PostgreSQL"); SQLite in dataDir without it. */
+  database?: { url: string; poolSize: number; timeoutMs: number }
   mailFrom: string
   mailTo: string[]
   inventoryFile: string
@@ -182,5 +184,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   if (token) config.apiToken = token
   const smtpUrl = str('DIAG_SMTP_URL')
   if (smtpUrl) config.smtpUrl = smtpUrl
+  const databaseUrl = str('DIAG_DATABASE_URL')
+  if (databaseUrl) {
+    config.database = {
+      url: databaseUrl,
+      poolSize: Number(value.DIAG_DATABASE_POOL_SIZE),
+      timeoutMs: Number(value.DIAG_DATABASE_TIMEOUT_MS),
+    }
+  }
   return Object.freeze(config)
 }

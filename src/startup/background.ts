@@ -4,18 +4,12 @@ import type { Config } from '../config/load.js'
 import { loadInventory } from '../evidence/inventory.js'
 import { fileTransport, smtpTransport } from '../mail/mail-transport.js'
 import { OutboxSender } from '../mail/outbox-sender.js'
-import { batchedClaims } from '../queue/batched-claims.js'
-import { WorkQueue } from '../queue/work-queue.js'
 import { checkTemplates } from '../report/template-check.js'
 import { loadTemplates } from '../report/templates.js'
 import type { RulesService } from '../rules/rules-service.js'
 import { seedCustomRules } from '../rules/seed.js'
-import type { HeardOccurrences } from '../store/heard-occurrences.js'
 import { Housekeeping } from '../store/housekeeping.js'
-import { sqliteOutboxStore } from '../store/outbox-store.js'
-import { pruneOlderThan } from '../store/retention.js'
-import { sqliteWorkerStore } from '../store/worker-store.js'
-import { WriteBatcher } from '../store/write-batcher.js'
+import type { IngestStore } from '../store/ingest-port.js'
 import type { Analysis } from '../worker/analysis/analysis-pool.js'
 import { createAnalysis } from '../worker/analysis/create-analysis.js'
 import { processEvent } from '../worker/process-event.js'
@@ -27,11 +21,8 @@ import type { Storage } from './storage.js'
 export interface Background {
   sender: OutboxSender
   transport: { description: string }
-  queue: WorkQueue
   stallMonitor: QueueStallMonitor
   housekeeping: Housekeeping
-  /** The worker's group commit (claims, results). */
-  batcher: WriteBatcher
   analysis: Analysis
 }
 
@@ -39,15 +30,15 @@ export function createBackground(
   config: Config,
   storage: Storage,
   rules: RulesService,
-  heard: HeardOccurrences,
+  heard: IngestStore['heard'],
   log: FastifyBaseLogger,
 ): Background {
-  const { db, metrics, readiness, health } = storage
+  const { metrics, readiness, health } = storage
   const transport = config.smtpUrl
     ? smtpTransport(config.smtpUrl, config.mailFrom)
     : fileTransport(join(config.dataDir, 'outbox'), config.mailFrom)
   const sender = new OutboxSender(
-    sqliteOutboxStore(db),
+    storage.outbox,
     transport,
     metrics,
     {
@@ -61,20 +52,19 @@ export function createBackground(
     Date.now,
     health,
   )
-  const queue = new WorkQueue(db, { leaseMs: config.leaseMs, maxExpiries: 3 })
-  const stallMonitor = new QueueStallMonitor(
-    () => {
-      const depth = queue.depth()
-      return { queued: depth.queued ?? 0, finished: (depth.done ?? 0) + (depth.failed ?? 0) }
-    },
-    readiness,
-    { capacity: config.queueCapacity, stallMs: config.queueStallSeconds * 1000, everyMs: 1000 },
-  )
+  const stallMonitor = new QueueStallMonitor(() => storage.queueCounts(), readiness, {
+    capacity: config.queueCapacity,
+    stallMs: config.queueStallSeconds * 1000,
+    everyMs: 1000,
+  })
   const housekeeping = new Housekeeping(
     (cutoff) => {
-      const pruned = pruneOlderThan(db, cutoff, heard)
-      transport.forget?.(pruned.eventIds)
-      return pruned.records
+      const pruned = storage.prune(cutoff, heard)
+      const removed = (done: Awaited<typeof pruned>) => {
+        if (done) transport.forget?.(done.eventIds)
+        return done?.records ?? 0
+      }
+      return pruned instanceof Promise ? pruned.then(removed) : removed(pruned)
     },
     metrics,
     { retentionDays: config.retentionDays, intervalMs: 3_600_000 },
@@ -94,8 +84,7 @@ export function createBackground(
   )
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))
-  const batcher = new WriteBatcher(db, { name: 'worker', health })
-  return { sender, transport, queue, stallMonitor, housekeeping, batcher, analysis }
+  return { sender, transport, stallMonitor, housekeeping, analysis }
 }
 
 /**
@@ -110,8 +99,7 @@ export async function checkStartup(
   background: Background,
   log: FastifyBaseLogger,
 ) {
-  const check = storage.db.pragma('quick_check', { simple: true })
-  if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
+  await storage.check()
   const seeded = await seedCustomRules(rules)
   if (seeded > 0) log.info({ rules: seeded }, 'registered the seed rulepack (D29)')
   const inventory = loadInventory(config.inventoryFile)
@@ -129,10 +117,13 @@ export function startBackground(
   checked: Awaited<ReturnType<typeof checkStartup>>,
   version: string,
   log: FastifyBaseLogger,
+  /** The catalogue version check before each diagnosis (rules of other replicas). */
+  rulesFresh: () => Promise<void>,
 ): Worker {
-  const { sender, queue, batcher, analysis } = background
+  const { sender, analysis } = background
   const deps = {
-    store: sqliteWorkerStore(storage.db, batcher, queue),
+    store: storage.workerStore,
+    rulesFresh,
     inventory: checked.inventory,
     analysis,
     templates: checked.templates,
@@ -144,7 +135,7 @@ export function startBackground(
     diagnosisLatency: storage.metrics.diagnosisLatency,
   }
   const worker = new Worker(
-    batchedClaims(queue, batcher),
+    storage.queue,
     async (lease, completed) => {
       const outcome = await processEvent(lease.eventId, deps, { lease, completed })
       sender.kick()

@@ -1,59 +1,66 @@
 import { chmodSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
-import { createMetrics, type Metrics, sqliteFileSize } from '../metrics.js'
-import { Readiness } from '../readiness.js'
-import { type Db, openDatabase } from '../store/database.js'
-import { queueStats } from '../store/queue-stats.js'
-import { StorageHealth } from '../store/storage-health.js'
+import type { OutboxStore } from '../mail/outbox-sender.js'
+import type { Metrics } from '../metrics.js'
+import type { Readiness } from '../readiness.js'
+import type { RulesService } from '../rules/rules-service.js'
+import type { CustomRuleStore } from '../rules/types.js'
+import type { Db } from '../store/database.js'
+import type { IncidentsReader } from '../store/incident-views.js'
+import type { IngestStore } from '../store/ingest-port.js'
+import type { Pruned } from '../store/retention.js'
+import type { StorageHealth } from '../store/storage-health.js'
+import type { Awaitable, QueuePort, WorkerStore } from '../worker/ports.js'
+import type { QueueCounts } from '../worker/queue-stall.js'
 
+/** What an ingest store is built with, whichever the database. */
+export interface IngestOptions {
+  queueCapacity: number
+  clockSkewMs: number
+  redaction: import('../evidence/redaction-options.js').RedactionOptions
+  onQueued: () => void
+}
+
+/**
+ * The storage of the service, one port for both adapters (docs/design.md, "Storage"):
+ * SQLite, the embedded default (startup/sqlite-storage.ts), or PostgreSQL for replicas
+ * (startup/postgres-storage.ts), chosen by DIAG_DATABASE_URL.
+ */
 export interface Storage {
-  db: Db
+  kind: 'sqlite' | 'postgres'
+  /** The SQLite database, when that is the storage. */
+  sqlite: Db | undefined
   metrics: Metrics
   readiness: Readiness
   /** Whether the database takes writes (docs/operations.md). */
   health: StorageHealth
   /** Gives the storage health its logger, once the app (which owns it) exists. */
   useLog(log: FastifyBaseLogger): void
+  ingest(options: IngestOptions): IngestStore
+  /** The custom rules, loaded. */
+  rules(): Promise<CustomRuleStore>
+  incidents: IncidentsReader
+  /** The worker's queue and store; `queue.complete` also runs inside a result's commit. */
+  queue: QueuePort
+  queueCounts(): Awaitable<QueueCounts>
+  workerStore: WorkerStore
+  outbox: OutboxStore
+  /** Retention; undefined when another replica is running it. */
+  prune(cutoff: number, heard: IngestStore['heard']): Awaitable<Pruned | undefined>
+  /** The database is usable: SQLite's quick_check, PostgreSQL's answer. */
+  check(): Promise<void>
+  /**
+   * Rules registered by other replicas reach `rules`' engines (PostgreSQL); `fresh` is the
+   * catalogue version check made before each diagnosis.
+   */
+  followRules(rules: RulesService): Promise<{ fresh(): Promise<void>; stop(): Promise<void> }>
+  /** Writes what waits in memory (group commits) before the storage closes. */
+  flush(): void
+  close(): Promise<void>
 }
 
 /** The data directory, owner only, also when an older version or an operator made it wider. */
 export function prepareDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   chmodSync(dataDir, 0o700)
-}
-
-/** The database (migrated), the metrics, readiness, and the health of the storage. */
-export function openStorage(dataDir: string, version: string): Storage {
-  const dbFile = join(dataDir, 'diagnostic.db')
-  const db = openDatabase(dbFile)
-  const metrics = createMetrics({ version, queue: queueStats(db), sizeBytes: sqliteFileSize(dbFile) })
-  const readiness = new Readiness(metrics.ready)
-  // The app's logger exists once the app does; no write can fail before that.
-  let log: FastifyBaseLogger | undefined
-  // A one-row write in its own IMMEDIATE transaction: it needs the write lock and a page
-  // of the journal, as every real write does.
-  const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
-  const probe = db.transaction(() => touch.run())
-  const health = new StorageHealth(
-    () => {
-      probe.immediate()
-    },
-    readiness,
-    metrics,
-    {
-      info: (obj, msg) => log?.info(obj, msg),
-      error: (obj, msg) => log?.error(obj, msg),
-    },
-    { probeMs: 1000 },
-  )
-  return {
-    db,
-    metrics,
-    readiness,
-    health,
-    useLog: (appLog) => {
-      log = appLog.child({ component: 'storage' })
-    },
-  }
 }

@@ -19,6 +19,13 @@ import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
 
 export type { AlertEventInput, AlertStatus, IngestedEvent, IngestOutcome, IngestRequest }
 
+/** The ingest counters (src/metrics.ts). */
+export interface EventWriterCounters {
+  commits?: { inc: () => void }
+  /** Counts the timestamps not believed, by field. */
+  untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
+}
+
 /**
  * Stores webhook requests durably with group commit (WriteBatcher): requests that arrive
  * while the event loop is busy are written together in one IMMEDIATE transaction (one

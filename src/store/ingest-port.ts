@@ -45,7 +45,7 @@ export type IngestOutcome =
 export interface IngestStore {
   submit(request: IngestRequest): Promise<IngestOutcome>
   /** Writes whatever waits in memory; on shutdown, before the storage closes. */
-  flush(): void
+  flush(): void | Promise<void>
   /** When each occurrence was last heard, its duplicates included (retention reads it). */
   readonly heard: {
     heard(incidentId: string, at: number): void

@@ -19,6 +19,11 @@ export interface ProcessorDeps {
   /** How long a mail waits for the one it follows (a recovery for its diagnosis). */
   followWaitMs: number
   now: () => Date
+  /**
+   * Brings the catalogue up to the cluster's before a diagnosis (rules registered on another
+   * replica whose notification this one missed); nothing to do on SQLite.
+   */
+  rulesFresh?: () => Promise<void>
   /** Seconds from an alert's receipt to its report committed (diagnostic_diagnosis_latency_seconds). */
   diagnosisLatency?: { observe(seconds: number): void }
 }
@@ -126,6 +131,7 @@ async function diagnose(
       analyzeLogs: (files, roots) => deps.analysis.analyzeLogs(files, roots),
     },
   )
+  await deps.rulesFresh?.()
   const diagnosis = await deps.analysis.diagnose(collected.evidence)
   const now = deps.now()
   // Read again: the occurrence may have ended while its evidence was gathered.

@@ -18,14 +18,14 @@ export class QueueStallMonitor {
   private lastProgressAt = 0
 
   constructor(
-    private readonly counts: () => QueueCounts,
+    private readonly counts: () => QueueCounts | Promise<QueueCounts>,
     private readonly readiness: Pick<Readiness, 'fault'>,
     private readonly options: { capacity: number; stallMs: number; everyMs: number },
     private readonly now: () => number = Date.now,
   ) {}
 
-  check(): void {
-    const { queued, finished } = this.counts()
+  async check(): Promise<void> {
+    const { queued, finished } = await this.counts()
     const at = this.now()
     if (finished !== this.lastFinished || queued < this.options.capacity) {
       this.lastFinished = finished
@@ -35,8 +35,10 @@ export class QueueStallMonitor {
   }
 
   start(): void {
-    this.check()
-    this.timer = setInterval(() => this.check(), this.options.everyMs)
+    // A count the storage cannot give now (a fault) changes nothing: readiness says that fault.
+    const check = () => void this.check().catch(() => {})
+    check()
+    this.timer = setInterval(check, this.options.everyMs)
     this.timer.unref()
   }
 

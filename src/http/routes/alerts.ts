@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { createAjv, loadSchema, requestValidation } from '../../ajv.js'
 import { errors } from '../../errors.js'
 import type { Metrics } from '../../metrics.js'
-import type { EventWriter } from '../../store/event-writer.js'
+import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
 import { RepeatedBodies } from '../alerts/repeated-bodies.js'
 import { errorResponses } from '../error-responses.js'
@@ -38,7 +38,7 @@ const accepted = {
 }
 
 export interface AlertRoutesDeps {
-  writer: Pick<EventWriter, 'submit'>
+  writer: Pick<IngestStore, 'submit'>
   metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches'>
 }
 

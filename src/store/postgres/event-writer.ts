@@ -96,8 +96,10 @@ export class PgEventWriter implements IngestStore {
     }
   }
 
-  /** Nothing waits in memory: every promise settled after its own commit. */
-  flush(): void {}
+  /** Every request settled after its own commit: only the duplicates' hearing waits. */
+  async flush(): Promise<void> {
+    await this.heard.write().catch(() => {})
+  }
 
   /** Said, not refused: a 4xx would make Alertmanager drop the whole group for good. */
   private countUntrusted(request: IngestRequest, now: number): void {

@@ -1,0 +1,92 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { createMetrics } from '../metrics.js'
+import { Readiness } from '../readiness.js'
+import { PgEventWriter } from '../store/postgres/event-writer.js'
+import type { PgHeardOccurrences } from '../store/postgres/heard-occurrences.js'
+import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
+import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
+import { migratePostgres } from '../store/postgres/migrate.js'
+import { pgOutboxStore } from '../store/postgres/outbox-store.js'
+import { createPool } from '../store/postgres/pool.js'
+import { RuleNotifications } from '../store/postgres/rule-notifications.js'
+import { PgRulesRepository } from '../store/postgres/rules-repository.js'
+import { PgWorkQueue } from '../store/postgres/work-queue.js'
+import { pgWorkerStore } from '../store/postgres/worker-store.js'
+import { StorageHealth } from '../store/storage-health.js'
+import type { Storage } from './storage.js'
+
+export interface PostgresOptions {
+  url: string
+  poolSize: number
+  /** How long a request waits for the database before it is a storage fault (503). */
+  timeoutMs: number
+  leaseMs: number
+  version: string
+}
+
+/**
+ * PostgreSQL, shared by the replicas (docs/design.md, "Storage"; docs/operations.md,
+ * "PostgreSQL"): one pool, migrations under an advisory lock, every room of the SQLite
+ * adapter in its PostgreSQL form.
+ */
+export async function openPostgresStorage(options: PostgresOptions): Promise<Storage> {
+  const pool = createPool(options.url, { timeoutMs: options.timeoutMs, max: options.poolSize })
+  await migratePostgres(pool)
+  const metrics = createMetrics({
+    version: options.version,
+    queue: pgQueueStats(pool),
+    sizeBytes: pgDatabaseSize(pool),
+  })
+  const readiness = new Readiness(metrics.ready)
+  let log: FastifyBaseLogger | undefined
+  const health = new StorageHealth(
+    pgProbe(pool),
+    readiness,
+    metrics,
+    {
+      info: (obj, msg) => log?.info(obj, msg),
+      error: (obj, msg) => log?.error(obj, msg),
+    },
+    { probeMs: 1000 },
+  )
+  const queue = new PgWorkQueue(pool, { leaseMs: options.leaseMs, maxExpiries: 3 })
+  const rules = new PgRulesRepository(pool)
+  const outbox = pgOutboxStore(pool, { claimMs: 5 * 60_000 })
+  return {
+    kind: 'postgres',
+    sqlite: undefined,
+    metrics,
+    readiness,
+    health,
+    useLog: (appLog) => {
+      log = appLog.child({ component: 'storage' })
+    },
+    ingest: (ingestOptions) => new PgEventWriter(pool, { ...ingestOptions, untrusted: metrics.untrustedTimestamps }),
+    rules: async () => {
+      await rules.load()
+      return rules
+    },
+    incidents: new PgIncidentsRepository(pool),
+    queue,
+    queueCounts: async () => {
+      const depth = await queue.depth()
+      return { queued: depth.queued ?? 0, finished: (depth.done ?? 0) + (depth.failed ?? 0) }
+    },
+    workerStore: pgWorkerStore(pool),
+    outbox,
+    prune: (cutoff, heard) => pgPruneOlderThan(pool, cutoff, heard as PgHeardOccurrences),
+    check: async () => {
+      await pool.query('SELECT 1')
+    },
+    followRules: async (service) => {
+      const lastId = () => service.catalogue.custom.at(-1)?.id ?? 0
+      const notifications = new RuleNotifications(options.url, rules, lastId, (rule) => service.adopt(rule), {
+        warn: (obj, msg) => log?.warn(obj, msg),
+      })
+      await notifications.start()
+      return notifications
+    },
+    flush: () => {},
+    close: () => pool.end(),
+  }
+}

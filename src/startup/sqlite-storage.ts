@@ -1,0 +1,79 @@
+import { join } from 'node:path'
+import type { FastifyBaseLogger } from 'fastify'
+import { createMetrics, sqliteFileSize } from '../metrics.js'
+import { batchedClaims } from '../queue/batched-claims.js'
+import { WorkQueue } from '../queue/work-queue.js'
+import { Readiness } from '../readiness.js'
+import { openDatabase } from '../store/database.js'
+import { EventWriter, type EventWriterCounters } from '../store/event-writer.js'
+import type { HeardOccurrences } from '../store/heard-occurrences.js'
+import { IncidentsRepository } from '../store/incidents-repository.js'
+import { sqliteOutboxStore } from '../store/outbox-store.js'
+import { queueStats } from '../store/queue-stats.js'
+import { pruneOlderThan } from '../store/retention.js'
+import { RulesRepository } from '../store/rules-repository.js'
+import { StorageHealth } from '../store/storage-health.js'
+import { sqliteWorkerStore } from '../store/worker-store.js'
+import { WriteBatcher } from '../store/write-batcher.js'
+import type { Storage } from './storage.js'
+
+/** The embedded default: one SQLite file in the data directory, migrated (docs/design.md, "Storage"). */
+export function openSqliteStorage(dataDir: string, version: string, leaseMs: number): Storage {
+  const dbFile = join(dataDir, 'diagnostic.db')
+  const db = openDatabase(dbFile)
+  const metrics = createMetrics({ version, queue: queueStats(db), sizeBytes: sqliteFileSize(dbFile) })
+  const readiness = new Readiness(metrics.ready)
+  // The app's logger exists once the app does; no write can fail before that.
+  let log: FastifyBaseLogger | undefined
+  // A one-row write in its own IMMEDIATE transaction: it needs the write lock and a page
+  // of the journal, as every real write does.
+  const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
+  const probe = db.transaction(() => touch.run())
+  const health = new StorageHealth(
+    () => {
+      probe.immediate()
+    },
+    readiness,
+    metrics,
+    {
+      info: (obj, msg) => log?.info(obj, msg),
+      error: (obj, msg) => log?.error(obj, msg),
+    },
+    { probeMs: 1000 },
+  )
+  const queue = new WorkQueue(db, { leaseMs, maxExpiries: 3 })
+  // The worker's group commit: claims and results of one turn of the event loop share a commit.
+  const batcher = new WriteBatcher(db, { name: 'worker', health })
+  const counters: EventWriterCounters = { commits: metrics.ingestCommits, untrusted: metrics.untrustedTimestamps }
+  return {
+    kind: 'sqlite',
+    sqlite: db,
+    metrics,
+    readiness,
+    health,
+    useLog: (appLog) => {
+      log = appLog.child({ component: 'storage' })
+    },
+    ingest: (options) => new EventWriter(db, { ...options, ...counters, health }),
+    rules: async () => new RulesRepository(db, health),
+    incidents: new IncidentsRepository(db),
+    queue: batchedClaims(queue, batcher),
+    queueCounts: () => {
+      const depth = queue.depth()
+      return { queued: depth.queued ?? 0, finished: (depth.done ?? 0) + (depth.failed ?? 0) }
+    },
+    workerStore: sqliteWorkerStore(db, batcher, queue),
+    outbox: sqliteOutboxStore(db),
+    prune: (cutoff, heard) => pruneOlderThan(db, cutoff, heard as HeardOccurrences),
+    check: async () => {
+      const check = db.pragma('quick_check', { simple: true })
+      if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)
+    },
+    // One process owns the file: every rule is registered here.
+    followRules: async () => ({ fresh: async () => {}, stop: async () => {} }),
+    flush: () => batcher.flush(),
+    close: async () => {
+      db.close()
+    },
+  }
+}
