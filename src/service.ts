@@ -99,7 +99,7 @@ export async function startService(config: Config, logger = createLogger(config.
   await listen(app, config, storage, background)
   let startupError: Error | undefined
   try {
-    const checked = await checkStartup(config, storage, rules, background, app.log)
+    const checked = await checkStartup(config, storage, rules, background, app.log, () => follower.fresh())
     worker = startBackground(config, storage, background, checked, version, app.log, () => follower.fresh())
     storage.readiness.set('ready')
   } catch (error) {

@@ -18,7 +18,7 @@ export interface Config {
   apiToken?: string
   smtpUrl?: string
   /** PostgreSQL for replicas (docs/operations.md, "PostgreSQL"); SQLite in dataDir without it. */
-  database?: { url: string; poolSize: number; timeoutMs: number }
+  database?: { url: string; poolSize: number; timeoutMs: number; mailClaimMs: number }
   mailFrom: string
   mailTo: string[]
   inventoryFile: string
@@ -190,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       url: databaseUrl,
       poolSize: Number(value.DIAG_DATABASE_POOL_SIZE),
       timeoutMs: Number(value.DIAG_DATABASE_TIMEOUT_MS),
+      mailClaimMs: Number(value.DIAG_MAIL_CLAIM_SECONDS) * 1000,
     }
   }
   return Object.freeze(config)

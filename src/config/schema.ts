@@ -30,6 +30,7 @@ export const configSchema = {
     DIAG_DATABASE_URL: string('a postgres:// or postgresql:// URL', { pattern: '^postgres(ql)?://[^\\s]+$' }),
     DIAG_DATABASE_POOL_SIZE: integer(1, 200, { default: 10 }),
     DIAG_DATABASE_TIMEOUT_MS: integer(100, 60_000, { default: 5000 }),
+    DIAG_MAIL_CLAIM_SECONDS: integer(5, 3600, { default: 120 }),
     DIAG_MAIL_FROM: string('one e-mail address', {
       pattern: '^[^\\s@,<>]+@[^\\s@,<>]+$',
       default: 'diagnostic-service@localhost',

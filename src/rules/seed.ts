@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { builtinRulesDir } from './builtin-loader.js'
 import type { PatternSafety } from './pattern-safety.js'
+import { RuleRejectedError } from './rule-errors.js'
 import { parseRuleInput, rulepackOf } from './rule-input.js'
 import type { RulesService } from './rules-service.js'
 import { readPinnedFile } from './shipped-rules.js'
@@ -14,13 +15,29 @@ export const seedPrincipal = 'seed'
  * same path as POST /api/v1/rules (schema, conflicts, append-only insert), as `seed`.
  * Rules cannot be deleted, so a non-empty table means this already happened. A seed file
  * whose bytes are not the pinned ones is refused (BuiltinRulesError) before anything is
- * registered.
+ * registered. Replicas starting together on one PostgreSQL seed at once: a seed rule that
+ * another replica registered first is a conflict here, and is that replica's, so it is
+ * taken (`catchUp`, the rules other replicas committed) rather than refused.
  */
-export async function seedCustomRules(service: RulesService, dir = builtinRulesDir): Promise<number> {
+export async function seedCustomRules(
+  service: RulesService,
+  dir = builtinRulesDir,
+  catchUp: () => Promise<void> = async () => {},
+): Promise<number> {
+  await catchUp()
   if (service.catalogue.custom.length > 0) return 0
   const rules = rulepackOf(readPinnedFile(seedRulepackName, dir).toString('utf8'))
-  for (const body of rules) await service.register(parseRuleInput(body), seedPrincipal, provenInCi)
-  return rules.length
+  let registered = 0
+  for (const body of rules) {
+    try {
+      await service.register(parseRuleInput(body), seedPrincipal, provenInCi)
+      registered++
+    } catch (error) {
+      if (!(error instanceof RuleRejectedError && error.reason.endsWith('_conflict'))) throw error
+    }
+  }
+  await catchUp()
+  return registered
 }
 
 /**

@@ -98,9 +98,11 @@ export async function checkStartup(
   rules: RulesService,
   background: Background,
   log: FastifyBaseLogger,
+  /** Rules other replicas committed (PostgreSQL), taken before and after seeding. */
+  rulesFresh: () => Promise<void> = async () => {},
 ) {
   await storage.check()
-  const seeded = await seedCustomRules(rules)
+  const seeded = await seedCustomRules(rules, undefined, rulesFresh)
   if (seeded > 0) log.info({ rules: seeded }, 'registered the seed rulepack (D29)')
   const inventory = loadInventory(config.inventoryFile)
   const templates = loadTemplates(config.templatesDir)

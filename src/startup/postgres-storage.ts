@@ -20,6 +20,8 @@ export interface PostgresOptions {
   poolSize: number
   /** How long a request waits for the database before it is a storage fault (503). */
   timeoutMs: number
+  /** How long a replica's claim on a mail holds: longer than a send can take (SMTP's time-outs add up to 50 s). */
+  mailClaimMs: number
   leaseMs: number
   version: string
 }
@@ -51,7 +53,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
   )
   const queue = new PgWorkQueue(pool, { leaseMs: options.leaseMs, maxExpiries: 3 })
   const rules = new PgRulesRepository(pool)
-  const outbox = pgOutboxStore(pool, { claimMs: 5 * 60_000 })
+  const outbox = pgOutboxStore(pool, { claimMs: options.mailClaimMs })
   return {
     kind: 'postgres',
     sqlite: undefined,
@@ -79,8 +81,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
       await pool.query('SELECT 1')
     },
     followRules: async (service) => {
-      const lastId = () => service.catalogue.custom.at(-1)?.id ?? 0
-      const notifications = new RuleNotifications(options.url, rules, lastId, (rule) => service.adopt(rule), {
+      const known = () => new Set(service.catalogue.custom.map((rule) => rule.id))
+      const notifications = new RuleNotifications(options.url, rules, known, (rule) => service.adopt(rule), {
         warn: (obj, msg) => log?.warn(obj, msg),
       })
       await notifications.start()

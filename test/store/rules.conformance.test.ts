@@ -46,8 +46,8 @@ async function pgReplica(url: string) {
   const service = new RulesService(repository, safety)
   const adopted: number[] = []
   service.onRegistered((r) => adopted.push(r.id))
-  const lastId = () => service.catalogue.custom.at(-1)?.id ?? 0
-  const notifications = new RuleNotifications(url, repository, lastId, (r) => service.adopt(r), { warn: () => {} }, 50)
+  const known = () => new Set(service.catalogue.custom.map((r) => r.id))
+  const notifications = new RuleNotifications(url, repository, known, (r) => service.adopt(r), { warn: () => {} }, 50)
   return { pool, service, adopted, notifications }
 }
 

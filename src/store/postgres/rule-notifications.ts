@@ -23,8 +23,8 @@ export class RuleNotifications {
   constructor(
     private readonly url: string,
     private readonly repository: PgRulesRepository,
-    /** The id of the newest rule this replica's catalogue holds. */
-    private readonly knownId: () => number,
+    /** The ids of the rules this replica's catalogue holds. */
+    private readonly known: () => ReadonlySet<number>,
     private readonly adopt: (rule: CustomRule) => void,
     private readonly log: Log,
     private readonly reconnectMs = 1000,
@@ -60,7 +60,7 @@ export class RuleNotifications {
     await this.catchUp()
   }
 
-  /** Adopts every rule committed after the newest this catalogue holds; one catch-up at a time. */
+  /** Adopts every committed rule this catalogue lacks; one catch-up at a time. */
   catchUp(): Promise<void> {
     if (this.catching) {
       // A rule announced during a read may have committed after it: read once more.
@@ -71,7 +71,7 @@ export class RuleNotifications {
       try {
         do {
           this.again = false
-          for (const rule of await this.repository.since(this.knownId())) this.adopt(rule)
+          for (const rule of await this.repository.missing(this.known())) this.adopt(rule)
         } while (this.again)
       } finally {
         this.catching = undefined
@@ -80,9 +80,9 @@ export class RuleNotifications {
     return this.catching
   }
 
-  /** The catalogue version check: catches up when the cluster holds a newer rule. */
+  /** The catalogue version check: catches up when the cluster holds a rule this replica does not. */
   async fresh(): Promise<void> {
-    if ((await this.repository.latestId()) > this.knownId()) await this.catchUp()
+    if ((await this.repository.committed()) > this.known().size) await this.catchUp()
   }
 
   async stop(): Promise<void> {

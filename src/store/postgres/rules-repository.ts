@@ -46,10 +46,29 @@ export class PgRulesRepository implements CustomRuleStore {
     }
   }
 
-  /** The catalogue's version across the cluster: the id of the last rule committed. */
-  async latestId(): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number | null }>('SELECT max(id)::int AS id FROM rules')
-    return rows[0]?.id ?? 0
+  /**
+   * The committed rules this replica does not hold. Ids come from a sequence and commits
+   * may land out of their order (and a refused insert leaves a gap), so what is missing is
+   * found by id, not by "after the newest known".
+   */
+  async missing(known: ReadonlySet<number>): Promise<CustomRule[]> {
+    const { rows } = await this.pool.query<{ id: number }>('SELECT id::int AS id FROM rules')
+    const ids = rows.map((row) => row.id).filter((id) => !known.has(id))
+    if (ids.length === 0) return []
+    try {
+      const found = await this.pool.query<RuleRow>('SELECT * FROM rules WHERE id = ANY($1::bigint[]) ORDER BY id', [
+        ids,
+      ])
+      return found.rows.map((row) => toRule({ ...row, id: Number(row.id) }))
+    } catch (error) {
+      throw new StoreError('list rules', { cause: error })
+    }
+  }
+
+  /** The catalogue's version across the cluster: how many rules are committed. */
+  async committed(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM rules')
+    return rows[0]?.n ?? 0
   }
 
   async insert(rule: NewCustomRule, createdAt: string): Promise<CustomRule> {
