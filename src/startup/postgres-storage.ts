@@ -63,7 +63,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     useLog: (appLog) => {
       log = appLog.child({ component: 'storage' })
     },
-    ingest: (ingestOptions) => new PgEventWriter(pool, { ...ingestOptions, untrusted: metrics.untrustedTimestamps }),
+    ingest: (ingestOptions) =>
+      new PgEventWriter(pool, { ...ingestOptions, untrusted: metrics.untrustedTimestamps, health }),
     rules: async () => {
       await rules.load()
       return rules

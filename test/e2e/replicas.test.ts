@@ -82,13 +82,20 @@ describe('replicas on PostgreSQL', () => {
     postgres = await startPostgres()
     databaseUrl = await postgres.createDatabase('replicas')
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+    // The test's own connections meet the restart too.
+    db.on('error', () => {})
     smtp = await startSmtp()
     // Three replicas starting together: the migrations run once, under their advisory lock.
     replicas.push(...(await Promise.all([startReplica(), startReplica(), startReplica()])))
   }, 180_000)
 
   afterAll(async () => {
-    for (const replica of replicas) replica.process.child.kill('SIGKILL')
+    for (const replica of replicas) {
+      // A replica that died by itself says why, for whoever reads the failure.
+      if (replica.process.child.exitCode !== null)
+        console.error(replica.process.stdout().slice(-4000), replica.process.stderr().slice(-4000))
+      replica.process.child.kill('SIGKILL')
+    }
     await db?.end()
     await smtp?.close()
     postgres?.close()
@@ -213,4 +220,74 @@ describe('replicas on PostgreSQL', () => {
       'replica c to list the rule registered elsewhere',
     )
   }, 120_000)
+
+  it('loses and doubles nothing when PostgreSQL is stopped with -m immediate under load and started again', async () => {
+    const acked: string[] = []
+    const refused: number[] = []
+    let stopped = false
+    let restarted = false
+    const readiness: number[] = []
+    const load = inParallel(
+      Array.from({ length: 400 }, (_, i) => `restart-${i}`),
+      6,
+      async (id, i) => {
+        if (i === 100 && !stopped) {
+          stopped = true
+          postgres.stop('immediate')
+          // While it is down every replica turns not ready by itself (storage_unavailable).
+          for (const replica of replicas) {
+            await waitFor(
+              async () => {
+                const health = await request(`${replica.url}/health/ready`, { ca: replica.ca })
+                return health.status === 503 && health.text.includes('storage_unavailable')
+              },
+              30_000,
+              'the replica not ready while PostgreSQL is down',
+            )
+            readiness.push(503)
+          }
+        }
+        if (i === 250 && !restarted) {
+          restarted = true
+          postgres.start()
+        }
+        try {
+          const answer = await (replicas[i % 3] as Replica).post(
+            webhook([alert({ id, startsAt: '2026-11-24T05:20:00Z' })]),
+          )
+          if (answer.status === 202) acked.push(id)
+          else refused.push(answer.status)
+        } catch {
+          // A connection cut: not acknowledged.
+        }
+      },
+    )
+    await load
+    expect(readiness).toEqual([503, 503, 503])
+    expect(refused.every((status) => status === 503)).toBe(true)
+    expect(refused.length).toBeGreaterThan(0)
+    await waitFor(
+      async () =>
+        (await count("SELECT count(*) AS n FROM queue_items WHERE status IN ('queued', 'processing')")) === 0 &&
+        (await count("SELECT count(*) AS n FROM outbox WHERE status = 'pending'")) === 0,
+      180_000,
+      'everything acknowledged diagnosed and mailed after the restart',
+    )
+    const { rows } = await db.query<{ id: string; events: number; sent: number }>(
+      `SELECT e.alert::jsonb->'labels'->>'alert_id' AS id, count(DISTINCT e.id)::int AS events,
+         count(o.id) FILTER (WHERE o.status = 'sent')::int AS sent
+       FROM events e LEFT JOIN outbox o ON o.event_id = e.id
+       WHERE e.alert::jsonb->'labels'->>'alert_id' LIKE 'restart-%' GROUP BY 1`,
+    )
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    for (const id of acked) expect(byId.get(id), id).toMatchObject({ events: 1, sent: 1 })
+    // Every replica is ready again by itself.
+    for (const replica of replicas) {
+      await waitFor(
+        async () => (await request(`${replica.url}/health/ready`, { ca: replica.ca })).status === 200,
+        60_000,
+        'the replica ready again',
+      )
+    }
+  }, 400_000)
 })

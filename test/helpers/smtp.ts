@@ -73,6 +73,8 @@ export async function startSmtp(options: { reject?: number; hold?: boolean } = {
       })
     },
   })
+  // A client that dies mid-session (a replica killed while it sends) is not the server's failure.
+  server.on('error', () => {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
   return {

@@ -7,6 +7,7 @@ import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import type { AlertEventInput, IngestedEvent, IngestOutcome, IngestRequest, IngestStore } from '../ingest-port.js'
+import type { StorageHealthPort } from '../write-batcher.js'
 import { PgHeardOccurrences } from './heard-occurrences.js'
 import { inTransaction } from './pool.js'
 
@@ -62,6 +63,8 @@ export class PgEventWriter implements IngestStore {
       untrusted?: { inc: (labels: { field: 'startsAt' | 'endsAt' }) => void }
       onQueued?: () => void
       redaction?: RedactionOptions
+      /** Told of every fault of the database and of the first success after one (readiness). */
+      health?: StorageHealthPort
     },
   ) {
     this.heard = new PgHeardOccurrences(pool)
@@ -84,6 +87,7 @@ export class PgEventWriter implements IngestStore {
       for (let attempt = 1; ; attempt++) {
         try {
           const outcome = await inTransaction(this.pool, (client) => this.write(client, request, this.now()))
+          this.options.health?.succeeded()
           if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
           return outcome
         } catch (error) {
@@ -92,6 +96,7 @@ export class PgEventWriter implements IngestStore {
         }
       }
     } catch (error) {
+      this.options.health?.failed('ingest', error)
       throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
     }
   }

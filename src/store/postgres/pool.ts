@@ -42,6 +42,12 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
 export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()
   let broken = false
+  // A server that goes away while this connection is checked out errors it between queries:
+  // the transaction's next query fails (a fault of the host), the process must not.
+  const dropped = () => {
+    broken = true
+  }
+  client.on('error', dropped)
   try {
     await client.query('BEGIN')
     const result = await body(client)
@@ -55,6 +61,7 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
     }
     throw error
   } finally {
+    client.off('error', dropped)
     client.release(broken)
   }
 }
