@@ -30,7 +30,7 @@ export interface Metrics {
   diagnosisLatency: Histogram
 }
 
-/** The queue as a scrape sees it (src/store/queue-stats.ts). */
+/** The queue as a scrape sees it (src/store/sqlite/queue-stats.ts). */
 export interface QueueStats {
   queued: number
   processing: number

@@ -17,5 +17,5 @@ function findPackageRoot(start: string): string {
 
 export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)))
 export const schemasDir = join(packageRoot, 'schemas')
-export const migrationsDir = join(packageRoot, 'src', 'store', 'migrations')
+export const migrationsDir = join(packageRoot, 'src', 'store', 'sqlite', 'migrations')
 export const postgresMigrationsDir = join(packageRoot, 'src', 'store', 'postgres', 'migrations')

@@ -1,4 +1,4 @@
-import type { WriteBatcher } from '../store/write-batcher.js'
+import type { WriteBatcher } from '../store/sqlite/write-batcher.js'
 import type { QueuePort } from '../worker/ports.js'
 import type { WorkQueue } from './work-queue.js'
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Db } from '../store/database.js'
+import type { Db } from '../store/sqlite/database.js'
 import type { Lease } from '../worker/ports.js'
 import { claimSql, numbered, queueSql, sqliteParameters } from './queue-sql.js'
 

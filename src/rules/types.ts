@@ -93,7 +93,7 @@ export interface Evidence {
 export type NewCustomRule = Omit<CustomRule, 'id' | 'createdAt'> & { principal: string }
 
 /**
- * What the rules module needs from storage (implemented by store/rules-repository.ts, so
+ * What the rules module needs from storage (implemented by store/sqlite/rules-repository.ts, so
  * that this module never imports the store).
  */
 export interface CustomRuleStore {

@@ -2,7 +2,7 @@ import type { LedgerNotification } from '../incidents/ledger-plan.js'
 import type { TransitionKind } from '../incidents/lifecycle.js'
 
 // What the webhook needs of storage, whichever database holds it (docs/design.md,
-// "Storage"): SQLite (store/event-writer.ts) and PostgreSQL (store/postgres/event-writer.ts)
+// "Storage"): SQLite (store/sqlite/event-writer.ts) and PostgreSQL (store/postgres/event-writer.ts)
 // implement it, and test/store/ holds both to one conformance suite.
 
 export type AlertStatus = 'firing' | 'resolved'

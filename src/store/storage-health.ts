@@ -1,7 +1,7 @@
 import type { Counter, Gauge } from 'prom-client'
 import { hostFaultCode } from '../host-faults.js'
 import type { Readiness } from '../readiness.js'
-import type { StorageHealthPort } from './write-batcher.js'
+import type { StorageHealthPort } from './sqlite/write-batcher.js'
 
 interface Log {
   info(obj: object, msg: string): void

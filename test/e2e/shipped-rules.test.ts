@@ -16,10 +16,14 @@ function installedCopy(): string {
   for (const path of ['package.json', 'builtin-rules', 'schemas', 'templates', 'examples', join('dist', 'src')]) {
     cpSync(join(packageRoot, path), join(root, path), { recursive: true })
   }
-  mkdirSync(join(root, 'src', 'store'), { recursive: true })
-  cpSync(join(packageRoot, 'src', 'store', 'migrations'), join(root, 'src', 'store', 'migrations'), {
-    recursive: true,
-  })
+  mkdirSync(join(root, 'src', 'store', 'sqlite'), { recursive: true })
+  cpSync(
+    join(packageRoot, 'src', 'store', 'sqlite', 'migrations'),
+    join(root, 'src', 'store', 'sqlite', 'migrations'),
+    {
+      recursive: true,
+    },
+  )
   symlinkSync(realpathSync(join(packageRoot, 'node_modules')), join(root, 'node_modules'))
   return root
 }

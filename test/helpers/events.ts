@@ -1,4 +1,4 @@
-import type { AlertEventInput } from '../../src/store/event-writer.js'
+import type { AlertEventInput } from '../../src/store/sqlite/event-writer.js'
 
 const startsAt = '2026-11-22T05:00:00Z'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IncidentsRepository } from '../../src/store/incidents-repository.js'
+import { IncidentsRepository } from '../../src/store/sqlite/incidents-repository.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { scrapeUntil } from '../helpers/metrics.js'

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type Db, openDatabase } from '../../src/store/database.js'
-import { type AlertEventInput, EventWriter, type IngestOutcome } from '../../src/store/event-writer.js'
-import { pruneOlderThan } from '../../src/store/retention.js'
+import { type Db, openDatabase } from '../../src/store/sqlite/database.js'
+import { type AlertEventInput, EventWriter, type IngestOutcome } from '../../src/store/sqlite/event-writer.js'
+import { pruneOlderThan } from '../../src/store/sqlite/retention.js'
 import { alertEvent } from '../helpers/events.js'
 import { waitFor } from '../helpers/smtp.js'
 
-// Repeats are answered from memory (src/store/duplicate-answers.ts). Each test warms that
+// Repeats are answered from memory (src/store/sqlite/duplicate-answers.ts). Each test warms that
 // memory with a repeat, changes the incident some other way, and checks the next
 // notification sees the change instead of the remembered answer.
 

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { alertIdentity } from '../../src/incidents/alert-identity.js'
 import { migrationsDir } from '../../src/paths.js'
-import { runMigrations } from '../../src/store/migrate.js'
+import { runMigrations } from '../../src/store/sqlite/migrate.js'
 
 // Data stored by the previous version (migrations 1-3) survives the move to the incident
 // lifecycle: identities recomputed, one incident per instant, at most one open per alert.

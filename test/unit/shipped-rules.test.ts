@@ -9,8 +9,8 @@ import { PatternSafety } from '../../src/rules/pattern-safety.js'
 import { RulesService } from '../../src/rules/rules-service.js'
 import { seedCustomRules } from '../../src/rules/seed.js'
 import { pinnedHashes, verifyShippedRules } from '../../src/rules/shipped-rules.js'
-import { openDatabase } from '../../src/store/database.js'
-import { RulesRepository } from '../../src/store/rules-repository.js'
+import { openDatabase } from '../../src/store/sqlite/database.js'
+import { RulesRepository } from '../../src/store/sqlite/rules-repository.js'
 import { PatternIndex } from '../../src/text/pattern-index.js'
 
 // D29: shipped rule files are trusted as shipped, because their SHA-256 is pinned in

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type Db, openDatabase } from '../../src/store/database.js'
-import { type AlertEventInput, EventWriter, type IngestRequest } from '../../src/store/event-writer.js'
 import { uuidv7 } from '../../src/store/ids.js'
-import { runMigrations } from '../../src/store/migrate.js'
+import { type Db, openDatabase } from '../../src/store/sqlite/database.js'
+import { type AlertEventInput, EventWriter, type IngestRequest } from '../../src/store/sqlite/event-writer.js'
+import { runMigrations } from '../../src/store/sqlite/migrate.js'
 import { alertEvent } from '../helpers/events.js'
 
 const event = alertEvent

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { openDatabase } from '../../src/store/database.js'
-import { WriteBatcher } from '../../src/store/write-batcher.js'
+import { openDatabase } from '../../src/store/sqlite/database.js'
+import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js'
 
 describe('WriteBatcher (group commit of the worker)', () => {
   const file = join(mkdtempSync(join(tmpdir(), 'diag-batch-')), 'diagnostic.db')

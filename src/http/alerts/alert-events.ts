@@ -1,7 +1,7 @@
 import { alertIdentity, alertmanagerFingerprint, sortedNames } from '../../incidents/alert-identity.js'
 import { toInstant } from '../../instant.js'
 import type { WebhookPayload } from '../../schema-types/webhook-payload.js'
-import type { AlertEventInput } from '../../store/event-writer.js'
+import type { AlertEventInput } from '../../store/sqlite/event-writer.js'
 
 export type { WebhookPayload }
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv'
-import type { AlertEventInput } from '../../store/event-writer.js'
+import type { AlertEventInput } from '../../store/sqlite/event-writer.js'
 import { toAlertEvents, type WebhookPayload } from './alert-events.js'
 
 // Alertmanager sends a group's notification again every repeat_interval, byte for byte

@@ -7,7 +7,7 @@ import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import type { AlertEventInput, IngestedEvent, IngestOutcome, IngestRequest, IngestStore } from '../ingest-port.js'
-import type { StorageHealthPort } from '../write-batcher.js'
+import type { StorageHealthPort } from '../sqlite/write-batcher.js'
 import { PgHeardOccurrences } from './heard-occurrences.js'
 import { inTransaction } from './pool.js'
 

@@ -2,7 +2,7 @@ import type pg from 'pg'
 
 /**
  * When each occurrence was last heard, duplicates included, on PostgreSQL (the SQLite
- * adapter's store/heard-occurrences.ts, docs/design.md "Incidents"): kept in memory and
+ * adapter's store/sqlite/heard-occurrences.ts, docs/design.md "Incidents"): kept in memory and
  * written now and then in one statement for all, never one write per duplicate. Every
  * replica writes what it heard; `greatest` keeps the latest whichever writes last.
  */

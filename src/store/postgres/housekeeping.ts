@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import type { QueueStats } from '../../metrics.js'
-import type { Pruned } from '../retention.js'
+import type { Pruned } from '../sqlite/retention.js'
 import type { PgHeardOccurrences } from './heard-occurrences.js'
 import { inTransaction } from './pool.js'
 
@@ -12,7 +12,7 @@ import { inTransaction } from './pool.js'
 const retentionLock = '7235064866620813678'
 
 /**
- * Retention (D22) on PostgreSQL: what the SQLite adapter's store/retention.ts removes, by
+ * Retention (D22) on PostgreSQL: what the SQLite adapter's store/sqlite/retention.ts removes, by
  * the same rule (last heard before the cut, nothing still queued). Undefined when another
  * replica holds the lock: it is doing this very run.
  */

@@ -1,7 +1,6 @@
-import { numbered, sqliteParameters } from '../queue/queue-sql.js'
-import type { WorkQueue } from '../queue/work-queue.js'
-import type { WorkerStore } from '../worker/ports.js'
-import type { Db } from './database.js'
+import { numbered, sqliteParameters } from '../../queue/queue-sql.js'
+import type { WorkQueue } from '../../queue/work-queue.js'
+import type { WorkerStore } from '../../worker/ports.js'
 import {
   type IncidentRow,
   insertMailSql,
@@ -9,7 +8,8 @@ import {
   storedEventQuery,
   toIncident,
   toStoredEvent,
-} from './worker-rows.js'
+} from '../worker-rows.js'
+import type { Db } from './database.js'
 import type { WriteBatcher } from './write-batcher.js'
 
 /**

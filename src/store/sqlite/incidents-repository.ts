@@ -1,4 +1,3 @@
-import type { Db } from './database.js'
 import {
   detailView,
   type EventPage,
@@ -10,7 +9,8 @@ import {
   listPage,
   listWhere,
   takeEvents,
-} from './incident-views.js'
+} from '../incident-views.js'
+import type { Db } from './database.js'
 
 export type { EventPage, IncidentFilter }
 

@@ -1,7 +1,7 @@
-import { StoreError } from '../errors.js'
-import type { CustomRule, CustomRuleStore, NewCustomRule } from '../rules/types.js'
+import { StoreError } from '../../errors.js'
+import type { CustomRule, CustomRuleStore, NewCustomRule } from '../../rules/types.js'
+import { type RuleRow, toRule } from '../rule-rows.js'
 import type { Db } from './database.js'
-import { type RuleRow, toRule } from './rule-rows.js'
 import type { StorageHealthPort } from './write-batcher.js'
 
 /** The append-only custom rules table (docs/design.md, "Rules"). */

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
-import { redactAlert, redactGroupKey } from '../evidence/redact-alert.js'
-import { alertIdentity, alertmanagerFingerprint } from '../incidents/alert-identity.js'
-import { toInstant } from '../instant.js'
-import { migrationsDir } from '../paths.js'
+import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
+import { alertIdentity, alertmanagerFingerprint } from '../../incidents/alert-identity.js'
+import { toInstant } from '../../instant.js'
+import { migrationsDir } from '../../paths.js'
 
 const fileName = /^(\d{4})_[a-z0-9_]+\.sql$/
 // A migration that rebuilds a table others refer to says so on a line of its own; it runs

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../mail/outbox-sender.js'
+import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../../mail/outbox-sender.js'
 import type { Db } from './database.js'
 
 /** The durable outbox for the sender (docs/design.md). */

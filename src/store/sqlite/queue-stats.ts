@@ -1,4 +1,4 @@
-import type { QueueStats } from '../metrics.js'
+import type { QueueStats } from '../../metrics.js'
 import type { Db } from './database.js'
 
 /** The queue's depth per status (the trigger-kept `queue_depth` rows) and its oldest waiting event. */

@@ -1,12 +1,8 @@
-import { StoreError } from '../errors.js'
-import { redactAlert, redactGroupKey } from '../evidence/redact-alert.js'
-import type { RedactionOptions } from '../evidence/redaction-options.js'
-import type { Transition, TransitionKind } from '../incidents/lifecycle.js'
-import type { Db } from './database.js'
-import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
-import { HeardOccurrences } from './heard-occurrences.js'
-import { uuidv7 } from './ids.js'
-import { IncidentLedger } from './incident-ledger.js'
+import { StoreError } from '../../errors.js'
+import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
+import type { Transition, TransitionKind } from '../../incidents/lifecycle.js'
+import { uuidv7 } from '../ids.js'
 import type {
   AlertEventInput,
   AlertStatus,
@@ -14,7 +10,11 @@ import type {
   IngestOutcome,
   IngestRequest,
   IngestStore,
-} from './ingest-port.js'
+} from '../ingest-port.js'
+import type { Db } from './database.js'
+import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
+import { HeardOccurrences } from './heard-occurrences.js'
+import { IncidentLedger } from './incident-ledger.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
 
 export type { AlertEventInput, AlertStatus, IngestedEvent, IngestOutcome, IngestRequest }

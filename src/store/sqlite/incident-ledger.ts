@@ -5,12 +5,12 @@ import {
   type Plan,
   peekNotification,
   planNotification,
-} from '../incidents/ledger-plan.js'
-import type { IdentityState, Transition } from '../incidents/lifecycle.js'
+} from '../../incidents/ledger-plan.js'
+import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
+import { uuidv7 } from '../ids.js'
+import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import type { Db } from './database.js'
 import { DuplicateAnswers } from './duplicate-answers.js'
-import { uuidv7 } from './ids.js'
-import { type IncidentRow, identityState, stateQueries } from './incident-rows.js'
 
 /** better-sqlite3 names parameters `@name`. */
 const sqlite = (query: string) => query.replaceAll('$', '@')

@@ -1,5 +1,5 @@
-import { StoreError } from '../errors.js'
-import { isHostFault } from '../host-faults.js'
+import { StoreError } from '../../errors.js'
+import { isHostFault } from '../../host-faults.js'
 import type { Db } from './database.js'
 
 /** Where writes report whether the storage takes them (store/storage-health.ts). */
