@@ -28,6 +28,14 @@ export interface Metrics {
   storageFaults: Counter<'operation'>
   requestsRejected: Counter<'reason'>
   diagnosisLatency: Histogram
+  /** Where the replica gauges read the cluster from; set once the replicas are known. */
+  replicas: { census: () => ReplicaCensus | Promise<ReplicaCensus> }
+}
+
+/** The replicas sharing the storage as one replica sees them (store/postgres/replicas.ts). */
+export interface ReplicaCensus {
+  live: number
+  differing: { version: number; catalogue: number; inventory: number }
 }
 
 /** The queue as a scrape sees it (src/store/sqlite/queue-stats.ts). */
@@ -73,6 +81,34 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
   }).set({ version: options.version, node_version: process.versions.node }, 1)
 
   const counter = (name: string, help: string) => new Counter({ name, help, registers })
+  // One process on SQLite is the whole cluster; PostgreSQL's replicas replace this.
+  const replicas = {
+    census: (): ReplicaCensus | Promise<ReplicaCensus> => ({
+      live: 1,
+      differing: { version: 0, catalogue: 0, inventory: 0 },
+    }),
+  }
+  let census: ReplicaCensus | undefined
+  new Gauge({
+    name: 'diagnostic_replicas_live',
+    help: 'Replicas of the service sharing this storage that were heard within three heartbeats (1 on SQLite)',
+    registers,
+    async collect() {
+      census = await replicas.census()
+      this.set(census.live)
+    },
+  })
+  new Gauge({
+    name: 'diagnostic_replicas_differing',
+    help: 'Live replicas whose version, rule catalogue or inventory differs from this one: they would diagnose the same alert differently',
+    labelNames: ['what'],
+    registers,
+    async collect() {
+      const seen = census ?? (await replicas.census())
+      census = undefined
+      for (const what of ['version', 'catalogue', 'inventory'] as const) this.set({ what }, seen.differing[what])
+    },
+  })
   // Read once per scrape for both queue gauges.
   let stats: QueueStats | undefined
   new Gauge({
@@ -192,6 +228,7 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
       labelNames: ['reason'],
       registers,
     }),
+    replicas,
     diagnosisLatency: new Histogram({
       name: 'diagnostic_diagnosis_latency_seconds',
       help: 'From the receipt of an alert to its report committed for delivery (queue wait, evidence, rules and rendering)',

@@ -15,6 +15,7 @@ import { verifyShippedRules } from './rules/shipped-rules.js'
 import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
 import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
 import { openPostgresStorage } from './startup/postgres-storage.js'
+import { fileHash, replicaFacts } from './startup/replica-facts.js'
 import { openSqliteStorage } from './startup/sqlite-storage.js'
 import { prepareDataDir, type Storage } from './startup/storage.js'
 import type { Housekeeping } from './store/housekeeping.js'
@@ -95,7 +96,10 @@ export async function startService(config: Config, logger = createLogger(config.
   writer.heard.start(60_000, (error) => storage.health.failed('heard_occurrences', error))
   // Rules registered on other replicas reach this one's engines (PostgreSQL).
   const follower = await storage.followRules(rules)
-  const stop = stopOnce(config, app, storage, writer, background, () => worker, follower)
+  // What this replica diagnoses with, compared with the other replicas' (docs/operations.md).
+  const inventoryHash = fileHash(config.inventoryFile)
+  const replica = await storage.registerReplica(() => replicaFacts(version, rules.catalogue, inventoryHash))
+  const stop = stopOnce(config, app, storage, writer, background, () => worker, follower, replica)
   await listen(app, config, storage, background)
   let startupError: Error | undefined
   try {
@@ -205,6 +209,7 @@ function stopOnce(
   background: Background,
   worker: () => Worker | undefined,
   follower: { stop(): Promise<void> },
+  replica: { stop(): Promise<void> },
 ): () => Promise<void> {
   let stopping: Promise<void> | undefined
   return () => {
@@ -223,6 +228,7 @@ function stopOnce(
       await background.analysis.close()
       await background.sender.stop()
       await follower.stop()
+      await replica.stop()
       await writer.flush()
       storage.flush()
       await storage.close()

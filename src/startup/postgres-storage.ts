@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
@@ -8,6 +10,7 @@ import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js
 import { migratePostgres } from '../store/postgres/migrate.js'
 import { pgOutboxStore } from '../store/postgres/outbox-store.js'
 import { createPool } from '../store/postgres/pool.js'
+import { ReplicaRegistry } from '../store/postgres/replicas.js'
 import { RuleNotifications } from '../store/postgres/rule-notifications.js'
 import { PgRulesRepository } from '../store/postgres/rules-repository.js'
 import { PgWorkQueue } from '../store/postgres/work-queue.js'
@@ -88,6 +91,17 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
       })
       await notifications.start()
       return notifications
+    },
+    registerReplica: async (facts) => {
+      const registry = new ReplicaRegistry(
+        pool,
+        `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+        hostname(),
+        facts,
+      )
+      metrics.replicas.census = () => registry.census()
+      registry.start((error) => log?.warn({ err: error }, 'replica heartbeat failed'))
+      return registry
     },
     flush: () => {},
     close: () => pool.end(),

@@ -71,6 +71,7 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
     },
     // One process owns the file: every rule is registered here.
     followRules: async () => ({ fresh: async () => {}, stop: async () => {} }),
+    registerReplica: async () => ({ stop: async () => {} }),
     flush: () => batcher.flush(),
     close: async () => {
       db.close()

@@ -7,6 +7,7 @@ import type { RulesService } from '../rules/rules-service.js'
 import type { CustomRuleStore } from '../rules/types.js'
 import type { IncidentsReader } from '../store/incident-views.js'
 import type { IngestStore } from '../store/ingest-port.js'
+import type { ReplicaFacts } from '../store/postgres/replicas.js'
 import type { Db } from '../store/sqlite/database.js'
 import type { Pruned } from '../store/sqlite/retention.js'
 import type { StorageHealth } from '../store/storage-health.js'
@@ -54,6 +55,11 @@ export interface Storage {
    * catalogue version check made before each diagnosis.
    */
   followRules(rules: RulesService): Promise<{ fresh(): Promise<void>; stop(): Promise<void> }>
+  /**
+   * Registers this replica with its facts and keeps its heartbeat (PostgreSQL); the replica
+   * gauges then count the cluster. Nothing to do for SQLite's one process.
+   */
+  registerReplica(facts: () => ReplicaFacts): Promise<{ stop(): Promise<void> }>
   /** Writes what waits in memory (group commits) before the storage closes. */
   flush(): void
   close(): Promise<void>

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -42,7 +42,7 @@ describe('replicas on PostgreSQL', () => {
   const replicas: Replica[] = []
   let db: pg.Pool
 
-  async function startReplica(): Promise<Replica> {
+  async function startReplica(env: Record<string, string> = {}): Promise<Replica> {
     const cwd = mkdtempSync(join(tmpdir(), 'diag-replica-'))
     const process = spawnService(
       {
@@ -60,6 +60,7 @@ describe('replicas on PostgreSQL', () => {
         DIAG_WORKER_LEASE_MS: '5000',
         DIAG_MAIL_RETRY_BASE_MS: '200',
         DIAG_ANALYSIS_THREADS: '1',
+        ...env,
       },
       cwd,
     )
@@ -100,6 +101,30 @@ describe('replicas on PostgreSQL', () => {
     await smtp?.close()
     postgres?.close()
   })
+
+  it('counts the live replicas and names one that would diagnose differently', async () => {
+    const first = replicas[0] as Replica
+    const scrape = async () =>
+      (await request(`${first.url}/metrics`, { ca: first.ca, headers: { authorization: `Bearer ${token}` } })).text
+    await waitFor(async () => /^diagnostic_replicas_live 3$/m.test(await scrape()), 30_000, 'three live replicas')
+    // A fourth replica with another inventory: it would read other evidence.
+    const dir = mkdtempSync(join(tmpdir(), 'diag-other-inventory-'))
+    const inventory = join(dir, 'inventory.json')
+    writeFileSync(inventory, JSON.stringify({ instances: { 'app-01': { logs: [] } } }))
+    const odd = await startReplica({ DIAG_INVENTORY: inventory })
+    await waitFor(
+      async () => /^diagnostic_replicas_differing\{what="inventory"\} 1$/m.test(await scrape()),
+      30_000,
+      'the replica with another inventory named',
+    )
+    const text = await scrape()
+    expect(text).toMatch(/^diagnostic_replicas_live 4$/m)
+    expect(text).toMatch(/^diagnostic_replicas_differing\{what="version"\} 0$/m)
+    // A clean stop leaves the table at once.
+    odd.process.child.kill('SIGTERM')
+    await odd.process.exited
+    await waitFor(async () => /^diagnostic_replicas_live 3$/m.test(await scrape()), 30_000, 'three again')
+  }, 120_000)
 
   it('files the same 100 alerts posted to all three replicas at once, three times, as 100 incidents and 100 reports', async () => {
     const ids = Array.from({ length: 100 }, (_, i) => `same-${i}`)

@@ -136,3 +136,16 @@ CREATE TRIGGER rules_append_only BEFORE UPDATE OR DELETE ON rules
 -- Names conflict after NFKC normalisation and case folding, as the rules service compares
 -- them: here the database holds it across replicas registering at once.
 CREATE UNIQUE INDEX rules_name_folded ON rules (lower(normalize(rule_name, NFKC)));
+
+-- Each live replica, as it describes itself (docs/operations.md, "Replicas on PostgreSQL"):
+-- a replica whose version, rule catalogue or inventory differs from the others would
+-- diagnose the same alert differently.
+CREATE TABLE replicas (
+  id             TEXT PRIMARY KEY,
+  host           TEXT NOT NULL,
+  version        TEXT NOT NULL,
+  catalogue      TEXT NOT NULL,
+  inventory      TEXT NOT NULL,
+  started_at     BIGINT NOT NULL,
+  heartbeat_at   BIGINT NOT NULL
+);
