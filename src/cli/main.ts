@@ -7,6 +7,7 @@ import { clientOptions } from './client.js'
 import type { Output } from './output.js'
 import { listRules, testRules } from './rules-commands.js'
 import { pushRules } from './rules-push.js'
+import { copySqliteToPostgres } from './storage-copy.js'
 
 const connection = `connection: --url URL --token TOKEN --ca CAFILE, or DIAG_CLI_URL, DIAG_CLI_TOKEN (or
 DIAG_API_TOKEN), DIAG_CLI_CA; by default https://localhost:8443 with ./data/api-token and
@@ -19,6 +20,7 @@ commands:
   rules push FILE        register the rules of a rulepack file
   rules list             list the rule catalogue
   rules test FILE        try a rulepack on a log file before registering it
+  storage copy           move a stopped service's SQLite database into an empty PostgreSQL
 
 options: --json (machine-readable output), --help (for any command), --version
 
@@ -58,6 +60,16 @@ example:
   appserver-diag rules test my-rules.json --log /var/log/tomcat10/catalina.out --expect-match
 
 ${connection}`,
+  copy: `usage: appserver-diag storage copy --from SQLITE_FILE --to POSTGRES_URL [--json]
+
+Copies every incident, event, queue item, result, mail and rule of a SQLite database into
+an empty PostgreSQL database (its schema created there first), in one transaction: from
+then on the service runs with DIAG_DATABASE_URL. Stop the service first; a PostgreSQL
+database that already holds incidents, events or rules is refused, nothing copied.
+
+example:
+  appserver-diag storage copy --from data/diagnostic.db \\
+      --to 'postgres://diag@db.example.internal:5432/diag?sslmode=verify-full&sslrootcert=/etc/diag/pg-ca.pem'`,
 }
 
 const version = () =>
@@ -74,6 +86,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       category: { type: 'string' },
       log: { type: 'string' },
       alertname: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       'expect-match': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -90,9 +104,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
     else output.err(help[topic] ?? help.main ?? '')
     return code
   }
+  const json = values.json ?? false
+  if (group === 'storage' && command === 'copy') {
+    if (values.help) return usage('copy', 0)
+    if (!values.from || !values.to) return usage('copy', 2)
+    return copySqliteToPostgres(values.from, values.to, output, json)
+  }
   if (group !== 'rules' || !command) return usage('main', values.help ? 0 : 2)
   if (values.help) return usage(command, 0)
-  const json = values.json ?? false
   const client = () => clientOptions(values, env)
   switch (command) {
     case 'push':
