@@ -1,0 +1,236 @@
+// npm run bench:ha: the service on PostgreSQL beside the SQLite default, in one run
+// (docs/performance.md, "Replicas on PostgreSQL"). Every figure is printed next to a
+// baseline measured in the same run: PostgreSQL's own single-row commit floor, the same
+// webhook load on SQLite, one replica beside three. It never fails on speed.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { Agent, request } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { SMTPServer } from 'smtp-server'
+import { packageRoot } from '../src/paths.js'
+import { startPostgres } from '../test/helpers/postgres.js'
+import { measureCommitFloor } from './sqlite-floor.js'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5)
+const senders = 8
+const stormAlerts = Number(process.env.BENCH_ALERTS ?? 300)
+const token = 'bench-ha-token-000000001'
+const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false })
+
+function body(id: string, instance = 'app-01'): string {
+  return JSON.stringify({
+    version: '4',
+    receiver: 'diagnostic-service',
+    status: 'firing',
+    groupKey: `{}:{alertname="BenchHa",id="${id}"}`,
+    alerts: [
+      {
+        status: 'firing',
+        labels: {
+          alertname: 'BenchHa',
+          environment: 'prod',
+          host: 'host-01',
+          appserver_instance: instance,
+          check: 'health',
+          severity: 'critical',
+          bench_id: id,
+        },
+        annotations: { summary: 'bench' },
+        startsAt: '2026-11-24T05:00:00Z',
+      },
+    ],
+  })
+}
+
+function post(url: string, payload: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/v1/alerts/alertmanager`,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+      },
+    )
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ha-'))
+  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      DIAG_PORT: '0',
+      DIAG_HOST: '127.0.0.1',
+      DIAG_API_TOKEN: token,
+      DIAG_LOG_LEVEL: 'warn',
+      DIAG_RATE_LIMIT_PER_MINUTE: '0',
+      DIAG_QUEUE_CAPACITY: '1000000',
+      DIAG_INVENTORY: join(packageRoot, 'examples', 'inventory.json'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
+      if (match?.[1]) resolve(match[1])
+    })
+    child.on('exit', (code) => reject(new Error(`service exited with ${code}: ${out.slice(-2000)}`)))
+  })
+  return { child, url, dir }
+}
+
+/** Requests answered 202 per second, `senders` at a time, for `seconds`; `next` makes each body. */
+async function load(url: string, next: () => string): Promise<number> {
+  const deadline = performance.now() + seconds * 1000
+  let accepted = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: senders }, async () => {
+      while (performance.now() < deadline) if ((await post(url, next())) === 202) accepted++
+    }),
+  )
+  return accepted / ((performance.now() - started) / 1000)
+}
+
+/** Single-row commits per second on one connection: PostgreSQL's durable floor here. */
+async function postgresCommitFloor(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query('CREATE TABLE floor (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)')
+    const payload = 'x'.repeat(1024)
+    const deadline = performance.now() + seconds * 1000
+    const started = performance.now()
+    let commits = 0
+    while (performance.now() < deadline) {
+      await client.query('INSERT INTO floor (payload) VALUES ($1)', [payload])
+      commits++
+    }
+    return commits / ((performance.now() - started) / 1000)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A local SMTP server that counts what it receives. */
+async function countingSmtp(): Promise<{ url: string; received: () => number; close: () => void }> {
+  let received = 0
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.resume()
+      stream.on('end', () => {
+        received++
+        callback()
+      })
+    },
+  })
+  server.on('error', () => {})
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.server.address() as AddressInfo
+  return { url: `smtp://127.0.0.1:${port}`, received: () => received, close: () => server.close() }
+}
+
+/** Events per second from the first webhook of a storm to its last report at the SMTP server. */
+async function drain(databaseUrl: string, replicas: number, run: string): Promise<number> {
+  const smtp = await countingSmtp()
+  const services = await Promise.all(
+    Array.from({ length: replicas }, () =>
+      startService({ DIAG_DATABASE_URL: databaseUrl, DIAG_SMTP_URL: smtp.url, DIAG_ANALYSIS_THREADS: '1' }),
+    ),
+  )
+  try {
+    const started = performance.now()
+    let next = 0
+    await Promise.all(
+      Array.from({ length: senders }, async () => {
+        while (next < stormAlerts) {
+          const i = next++
+          const service = services[i % replicas] as { url: string }
+          while ((await post(service.url, body(`${run}-${i}`, `app-0${1 + (i % 4)}`))) !== 202) {}
+        }
+      }),
+    )
+    while (smtp.received() < stormAlerts) await new Promise((resolve) => setTimeout(resolve, 20))
+    return stormAlerts / ((performance.now() - started) / 1000)
+  } finally {
+    for (const service of services) service.child.kill('SIGKILL')
+    smtp.close()
+  }
+}
+
+async function main(): Promise<void> {
+  const postgres = await startPostgres()
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-ha-floor-'))
+  try {
+    const floorUrl = await postgres.createDatabase('floor')
+    const pgFloor = await postgresCommitFloor(floorUrl)
+    const sqliteFloor = measureCommitFloor(scratch, seconds)
+    const ingestUrl = await postgres.createDatabase('ingest')
+    const results: Record<string, { distinct: number; duplicate: number }> = {}
+    for (const [kind, env] of [
+      ['sqlite', {}],
+      ['postgres', { DIAG_DATABASE_URL: ingestUrl }],
+    ] as const) {
+      const service = await startService({ ...env, DIAG_WORKER: 'off' })
+      try {
+        let n = 0
+        const distinct = await load(service.url, () => body(`${kind}-${n++}`))
+        const repeated = body(`${kind}-repeat`)
+        await post(service.url, repeated)
+        const duplicate = await load(service.url, () => repeated)
+        results[kind] = { distinct, duplicate }
+      } finally {
+        service.child.kill('SIGKILL')
+        rmSync(service.dir, { recursive: true, force: true })
+      }
+    }
+    const one = await drain(await postgres.createDatabase('drain1'), 1, 'one')
+    const three = await drain(await postgres.createDatabase('drain3'), 3, 'three')
+    const sqlite = results.sqlite as { distinct: number; duplicate: number }
+    const onPg = results.postgres as { distinct: number; duplicate: number }
+    const row = (name: string, value: number, baseline: string, ratio: number) =>
+      console.log(`${name.padEnd(44)} ${value.toFixed(1).padStart(9)}   ${baseline.padEnd(34)} ${ratio.toFixed(2)}`)
+    console.log(
+      `bench:ha (${seconds} s a phase, ${senders} senders, a storm of ${stormAlerts}; ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} load)`,
+    )
+    console.log(`${'figure'.padEnd(44)} ${'per s'.padStart(9)}   ${'baseline'.padEnd(34)} ratio`)
+    row('PostgreSQL single-row commit floor', pgFloor, `SQLite's (${sqliteFloor.toFixed(0)}/s)`, pgFloor / sqliteFloor)
+    row('distinct alerts on PostgreSQL', onPg.distinct, `PostgreSQL's commit floor`, onPg.distinct / pgFloor)
+    row(
+      'distinct alerts on PostgreSQL',
+      onPg.distinct,
+      `SQLite (${sqlite.distinct.toFixed(0)}/s)`,
+      onPg.distinct / sqlite.distinct,
+    )
+    row(
+      'duplicate path on PostgreSQL',
+      onPg.duplicate,
+      `SQLite (${sqlite.duplicate.toFixed(0)}/s)`,
+      onPg.duplicate / sqlite.duplicate,
+    )
+    row('storm drain, 3 replicas (events/s)', three, `1 replica (${one.toFixed(1)}/s)`, three / one)
+  } finally {
+    postgres.close()
+    rmSync(scratch, { recursive: true, force: true })
+    agent.destroy()
+  }
+}
+
+await main()
