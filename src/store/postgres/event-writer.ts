@@ -2,13 +2,25 @@ import type pg from 'pg'
 import { StoreError } from '../../errors.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
-import { believed, type LedgerWrite, peekNotification, planNotification } from '../../incidents/ledger-plan.js'
+import { peekNotification, planNotification } from '../../incidents/ledger-plan.js'
 import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
-import type { AlertEventInput, IngestedEvent, IngestOutcome, IngestRequest, IngestStore } from '../ingest-port.js'
+import {
+  type AlertEventInput,
+  accepted,
+  countUntrusted,
+  defaultClockSkewMs,
+  duplicateEvent,
+  type IngestedEvent,
+  type IngestOutcome,
+  type IngestRequest,
+  type IngestStore,
+  storedEvent,
+} from '../ingest-port.js'
 import type { StorageHealthPort } from '../sqlite/write-batcher.js'
 import { PgHeardOccurrences } from './heard-occurrences.js'
+import { applyWrite } from './ledger-writes.js'
 import { inTransaction } from './pool.js'
 
 /** PostgreSQL names parameters by position: `$identity` is $1, `$startsAt` $2. */
@@ -25,11 +37,6 @@ const latestEvent = `SELECT id FROM events WHERE incident_id = $1
 const insertEvent = `INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at, starts_ms, ends_ms,
   alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id, transition,
   after_event_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
-
-const insertIncident = `INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity,
-  status, fired, firing_event_id, resolved_event_id, last_mail_event_id, superseded_by, opened_at, ended_at, closed_at,
-  start_believed, last_heard_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $14)`
 
 /** SQLSTATEs after which the whole transaction is run again: it lost a race, nothing was written. */
 const retried = new Set([
@@ -71,7 +78,7 @@ export class PgEventWriter implements IngestStore {
   }
 
   private get skew(): number {
-    return this.options.clockSkewMs ?? 300_000
+    return this.options.clockSkewMs ?? defaultClockSkewMs
   }
 
   private now(): number {
@@ -80,7 +87,7 @@ export class PgEventWriter implements IngestStore {
 
   async submit(request: IngestRequest): Promise<IngestOutcome> {
     const now = this.now()
-    this.countUntrusted(request, now)
+    countUntrusted(request.alerts, now, this.skew, this.options.untrusted)
     try {
       const known = await this.knownDuplicates(request, now)
       if (known) return known
@@ -106,16 +113,6 @@ export class PgEventWriter implements IngestStore {
     await this.heard.write().catch(() => {})
   }
 
-  /** Said, not refused: a 4xx would make Alertmanager drop the whole group for good. */
-  private countUntrusted(request: IngestRequest, now: number): void {
-    for (const alert of request.alerts) {
-      if (!believed(alert.startsAt, now, this.skew)) this.options.untrusted?.inc({ field: 'startsAt' })
-      if (alert.endsAt !== null && alert.status === 'resolved' && !believed(alert.endsAt, now, this.skew)) {
-        this.options.untrusted?.inc({ field: 'endsAt' })
-      }
-    }
-  }
-
   private async state(client: Client, identity: string, startsAt: number): Promise<IdentityState> {
     const rows = (await client.query<IncidentRow & { read: string }>(stateQuery, [identity, startsAt])).rows
     return identityState(
@@ -135,7 +132,7 @@ export class PgEventWriter implements IngestStore {
       events.push(await this.duplicate(this.pool, alert, t))
     }
     for (const event of events) this.heard.heard(event.incidentId, now)
-    return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
+    return accepted(events, 0)
   }
 
   private async duplicate(
@@ -144,14 +141,7 @@ export class PgEventWriter implements IngestStore {
     t: Extract<Transition, { kind: 'duplicate' }>,
   ): Promise<IngestedEvent> {
     const repeated = await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])
-    return {
-      eventId: repeated.rows[0]?.id as string,
-      incidentId: t.occurrence.id,
-      fingerprint: alert.fingerprint,
-      status: alert.status,
-      duplicate: true,
-      transition: 'duplicate',
-    }
+    return duplicateEvent(alert, { eventId: repeated.rows[0]?.id as string, incidentId: t.occurrence.id })
   }
 
   private async write(client: pg.PoolClient, request: IngestRequest, now: number): Promise<IngestOutcome> {
@@ -206,77 +196,8 @@ export class PgEventWriter implements IngestStore {
         )
         queued++
       }
-      events.push({
-        eventId,
-        fingerprint: alert.fingerprint,
-        status: alert.status,
-        duplicate: false,
-        transition: t.kind,
-        incidentId: applied.incidentId,
-        ...(applied.superseded ? { superseded: applied.superseded } : {}),
-      })
+      events.push(storedEvent(alert, eventId, applied))
     }
-    const duplicates = events.filter((event) => event.duplicate).length
-    return { kind: 'accepted', received: events.length, queued, duplicates, events }
-  }
-}
-
-async function applyWrite(client: Client, w: LedgerWrite): Promise<void> {
-  switch (w.op) {
-    case 'supersede':
-      await client.query(
-        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
-        [w.by, w.endedAt, w.closedAt, w.id],
-      )
-      return
-    case 'supersede_open':
-      await client.query(
-        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
-        [w.by, w.endedAt, w.closedAt, w.identity],
-      )
-      return
-    case 'insert': {
-      const r = w.row
-      await client.query(insertIncident, [
-        r.id,
-        r.identity,
-        r.fingerprint,
-        r.startsAt,
-        r.alertname,
-        r.instance,
-        r.severity,
-        r.status,
-        r.fired,
-        r.firingEventId,
-        r.resolvedEventId,
-        r.lastMailEventId,
-        r.supersededBy,
-        r.now,
-        r.endedAt,
-        r.closedAt,
-        r.startBelieved,
-      ])
-      return
-    }
-    case 'late_firing':
-      await client.query(
-        'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
-        [w.eventId, w.heardAt, w.id],
-      )
-      return
-    case 'refire':
-      await client.query(
-        `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
-          last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
-        [w.eventId, w.heardAt, w.id],
-      )
-      return
-    case 'resolve':
-      await client.query(
-        `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
-          last_heard_at = $3, last_mail_event_id = coalesce($4, last_mail_event_id) WHERE id = $5`,
-        [w.eventId, w.endedAt, w.now, w.mailEventId, w.id],
-      )
-      return
+    return accepted(events, queued)
   }
 }

@@ -1,15 +1,20 @@
 import { StoreError } from '../../errors.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
-import type { Transition, TransitionKind } from '../../incidents/lifecycle.js'
+import type { Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
-import type {
-  AlertEventInput,
-  AlertStatus,
-  IngestedEvent,
-  IngestOutcome,
-  IngestRequest,
-  IngestStore,
+import {
+  type AlertEventInput,
+  type AlertStatus,
+  accepted,
+  countUntrusted,
+  defaultClockSkewMs,
+  duplicateEvent,
+  type IngestedEvent,
+  type IngestOutcome,
+  type IngestRequest,
+  type IngestStore,
+  storedEvent,
 } from '../ingest-port.js'
 import type { Db } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
@@ -58,7 +63,7 @@ export class EventWriter implements IngestStore {
       health?: StorageHealthPort
     },
   ) {
-    this.ledger = new IncidentLedger(db, options.clockSkewMs ?? 300_000)
+    this.ledger = new IncidentLedger(db, options.clockSkewMs ?? defaultClockSkewMs)
     this.heard = new HeardOccurrences(db)
     this.answers = DuplicateAnswers.of(db)
     this.statements = {
@@ -85,7 +90,7 @@ export class EventWriter implements IngestStore {
 
   /** Resolves after the request's events are committed (or rejects with a StoreError). */
   submit(request: IngestRequest): Promise<IngestOutcome> {
-    this.countUntrusted(request)
+    countUntrusted(request.alerts, this.now(), this.options.clockSkewMs ?? defaultClockSkewMs, this.options.untrusted)
     const known = this.knownDuplicates(request)
     if (known) return Promise.resolve(known)
     return this.batcher
@@ -133,24 +138,12 @@ export class EventWriter implements IngestStore {
       events.push(duplicateEvent(alert, answer))
     }
     for (const event of events) this.heard.heard(event.incidentId, now)
-    return { kind: 'accepted', received: events.length, queued: 0, duplicates: events.length, events }
+    return accepted(events, 0)
   }
 
   /** For a notification that changes nothing: its incident and the stored event it repeats. */
   private repeatedBy(alert: AlertEventInput, t: Extract<Transition, { kind: 'duplicate' }>): DuplicateAnswer {
     return { incidentId: t.occurrence.id, eventId: this.ledger.repeated(t, alert.status) }
-  }
-
-  /** Said, not refused: a 4xx would make Alertmanager drop the whole group for good. */
-  private countUntrusted(request: IngestRequest): void {
-    if (!this.options.untrusted) return
-    const now = this.now()
-    for (const alert of request.alerts) {
-      if (!this.ledger.believed(alert.startsAt, now)) this.options.untrusted.inc({ field: 'startsAt' })
-      if (alert.endsAt !== null && alert.status === 'resolved' && !this.ledger.believed(alert.endsAt, now)) {
-        this.options.untrusted.inc({ field: 'endsAt' })
-      }
-    }
   }
 
   private now(): number {
@@ -199,30 +192,8 @@ export class EventWriter implements IngestStore {
         this.statements.enqueue.run(eventId, now, now, now)
         queued++
       }
-      events.push({
-        eventId,
-        fingerprint: alert.fingerprint,
-        status: alert.status,
-        duplicate: false,
-        transition: t.kind,
-        incidentId: applied.incidentId,
-        ...(applied.superseded ? { superseded: applied.superseded } : {}),
-      })
+      events.push(storedEvent(alert, eventId, applied))
     }
-    const duplicates = events.filter((event) => event.duplicate).length
-    return { kind: 'accepted', received: events.length, queued, duplicates, events }
-  }
-}
-
-/** The answer for a notification that changes nothing: the stored event it repeats. */
-function duplicateEvent(alert: AlertEventInput, answer: DuplicateAnswer): IngestedEvent {
-  // Spelled out: on Node 20, `{ ...answer, more }` costs microseconds (docs/performance.md).
-  return {
-    eventId: answer.eventId,
-    incidentId: answer.incidentId,
-    fingerprint: alert.fingerprint,
-    status: alert.status,
-    duplicate: true,
-    transition: 'duplicate',
+    return accepted(events, queued)
   }
 }
