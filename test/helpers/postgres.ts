@@ -3,6 +3,8 @@ import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { migratePostgres } from '../../src/store/postgres/migrate.js'
+import { createPool } from '../../src/store/postgres/pool.js'
 import { freePort } from './real-daemons.js'
 import { realPackageFile } from './real-tools.js'
 
@@ -97,5 +99,38 @@ export async function startPostgres(): Promise<Postgres> {
       stop('immediate')
       rmSync(parent, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * One PostgreSQL for a test file: started on first use (call `start` in a `beforeAll` with
+ * a long time-out, so no test pays for `initdb`), an empty migrated database per call of
+ * `database`, with one pool per replica on it; `stop` in an `afterAll`.
+ */
+export function postgresForFile() {
+  let server: Postgres | undefined
+  let databases = 0
+  const start = async () => {
+    server ??= await startPostgres()
+    return server
+  }
+  return {
+    start,
+    async database(replicas = 1) {
+      const url = await (await start()).createDatabase(`test_${++databases}`)
+      const pools = Array.from({ length: replicas }, () => createPool(url, { timeoutMs: 10_000, max: 4 }))
+      const pool = pools[0] as pg.Pool
+      await migratePostgres(pool)
+      return {
+        url,
+        pool,
+        pools,
+        rows: async (sql: string) => (await pool.query(sql)).rows as Array<Record<string, unknown>>,
+        close: async () => {
+          for (const each of pools) await each.end()
+        },
+      }
+    },
+    stop: () => server?.close(),
   }
 }

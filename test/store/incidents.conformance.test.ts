@@ -1,15 +1,12 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WorkQueue } from '../../src/queue/work-queue.js'
 import type { IncidentsReader } from '../../src/store/incident-views.js'
 import type { IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
 import { PgIncidentsRepository } from '../../src/store/postgres/incidents-repository.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { pgWorkerStore } from '../../src/store/postgres/worker-store.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
@@ -18,7 +15,7 @@ import { sqliteWorkerStore } from '../../src/store/sqlite/worker-store.js'
 import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js'
 import type { WorkerStore } from '../../src/worker/ports.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 
 // The incidents API's read side on both adapters: the same answers to the same history.
 
@@ -43,21 +40,18 @@ const sqlite = async (): Promise<Opened> => {
   }
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
-  server ??= await startPostgres()
-  const pool = createPool(await server.createDatabase(`incidents_${++databases}`), { timeoutMs: 10_000, max: 4 })
-  await migratePostgres(pool)
+  const db = await server.database()
   return {
-    writer: new PgEventWriter(pool, { queueCapacity: 100, now: () => clock.now }),
-    worker: pgWorkerStore(pool),
-    incidents: new PgIncidentsRepository(pool),
-    close: () => (pool as pg.Pool).end(),
+    writer: new PgEventWriter(db.pool, { queueCapacity: 100, now: () => clock.now }),
+    worker: pgWorkerStore(db.pool),
+    incidents: new PgIncidentsRepository(db.pool),
+    close: db.close,
   }
 }
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 /** The same history on either adapter; what the reader answers, without its generated ids. */
 async function history(store: Opened) {
@@ -125,7 +119,7 @@ async function history(store: Opened) {
 
 describe('incidents reader on SQLite and PostgreSQL', () => {
   beforeAll(async () => {
-    server ??= await startPostgres()
+    await server.start()
   }, 120_000)
 
   it('answers the same history the same way', async () => {

@@ -1,16 +1,13 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AlertEventInput, IngestOutcome, IngestRequest, IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 
 // One suite, both storage adapters (docs/design.md, "Storage"): what the webhook's storage
 // promises holds on SQLite and on PostgreSQL alike.
@@ -39,26 +36,14 @@ const sqlite: Adapter = {
   },
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres: Adapter = {
   async open({ queueCapacity = 1000, replicas = 1 }) {
-    server ??= await startPostgres()
-    const url = await server.createDatabase(`conformance_${++databases}`)
-    const pools: pg.Pool[] = []
-    const writers = []
-    for (let i = 0; i < replicas; i++) {
-      const pool = createPool(url, { timeoutMs: 10_000, max: 4 })
-      pools.push(pool)
-      await migratePostgres(pool)
-      writers.push(new PgEventWriter(pool, { queueCapacity }))
-    }
+    const db = await server.database(replicas)
     return {
-      writers,
-      rows: async (sql) => (await (pools[0] as pg.Pool).query(sql)).rows,
-      close: async () => {
-        for (const pool of pools) await pool.end()
-      },
+      writers: db.pools.map((pool) => new PgEventWriter(pool, { queueCapacity })),
+      rows: db.rows,
+      close: db.close,
     }
   },
 }
@@ -76,7 +61,7 @@ const accepted = (outcome: IngestOutcome) => {
 const count = async (store: { rows(sql: string): Promise<Array<Record<string, unknown>>> }, sql: string) =>
   Number(Object.values((await store.rows(sql))[0] as object)[0])
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 describe.each([
   ['SQLite', sqlite],
@@ -84,7 +69,7 @@ describe.each([
 ])('ingest on %s', (_name, adapter) => {
   beforeAll(async () => {
     // Start the server once, outside the first test's time.
-    if (adapter === postgres) server ??= await startPostgres()
+    if (adapter === postgres) await server.start()
   }, 120_000)
 
   it('stores a firing once: its repeat is a duplicate of the same event and incident', async () => {

@@ -1,20 +1,17 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { smtpTransport } from '../../src/mail/mail-transport.js'
 import { OutboxSender, type OutboxStore } from '../../src/mail/outbox-sender.js'
 import type { IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
 import { pgOutboxStore } from '../../src/store/postgres/outbox-store.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { sqliteOutboxStore } from '../../src/store/sqlite/outbox-store.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
 // The outbox (D24) on both adapters, and on PostgreSQL shared by replicas (docs/design.md,
@@ -38,7 +35,9 @@ const sqlite = async (): Promise<Opened> => {
     writer: new EventWriter(db, { queueCapacity: 1000 }),
     sql: async (query) => {
       const statement = db.prepare(query)
-      return statement.reader ? (statement.all() as Array<Record<string, unknown>>) : (statement.run(), [])
+      if (statement.reader) return statement.all() as Array<Record<string, unknown>>
+      statement.run()
+      return []
     },
     close: async () => {
       db.close()
@@ -46,24 +45,18 @@ const sqlite = async (): Promise<Opened> => {
   }
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
-  server ??= await startPostgres()
-  const url = await server.createDatabase(`outbox_${++databases}`)
-  const pools: pg.Pool[] = [0, 1, 2].map(() => createPool(url, { timeoutMs: 10_000, max: 4 }))
-  await migratePostgres(pools[0] as pg.Pool)
+  const db = await server.database(3)
   return {
-    stores: pools.map((pool) => pgOutboxStore(pool, { claimMs })),
-    writer: new PgEventWriter(pools[0] as pg.Pool, { queueCapacity: 1000 }),
-    sql: async (query) => (await (pools[0] as pg.Pool).query(query)).rows,
-    close: async () => {
-      for (const pool of pools) await pool.end()
-    },
+    stores: db.pools.map((pool) => pgOutboxStore(pool, { claimMs })),
+    writer: new PgEventWriter(db.pool, { queueCapacity: 1000 }),
+    sql: db.rows,
+    close: db.close,
   }
 }
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 /** `count` events, each with a diagnosis mail in the outbox, due now. */
 async function mails(store: Opened, count: number) {
@@ -80,7 +73,7 @@ describe.each([
   ['PostgreSQL', postgres],
 ])('outbox on %s', (_name, open) => {
   beforeAll(async () => {
-    if (open === postgres) server ??= await startPostgres()
+    if (open === postgres) await server.start()
   }, 120_000)
 
   it('hands out due mails oldest first and never again once recorded sent', async () => {
@@ -143,7 +136,7 @@ describe.each([
 
 describe('outbox on PostgreSQL, a replica dying mid-send', () => {
   beforeAll(async () => {
-    server ??= await startPostgres()
+    await server.start()
   }, 120_000)
 
   it('re-sends the same message under a new claim once the first expired, and fences the first off', async () => {

@@ -1,19 +1,16 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WorkQueue } from '../../src/queue/work-queue.js'
 import type { IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { PgWorkQueue } from '../../src/store/postgres/work-queue.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import type { Lease } from '../../src/worker/ports.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 
 // The work queue (D25) on both adapters: one suite (docs/design.md, "Storage").
 
@@ -60,24 +57,18 @@ const sqlite = async (): Promise<Opened> => {
   }
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
-  server ??= await startPostgres()
-  const url = await server.createDatabase(`queue_${++databases}`)
-  const pools: pg.Pool[] = [0, 1, 2].map(() => createPool(url, { timeoutMs: 10_000, max: 4 }))
-  await migratePostgres(pools[0] as pg.Pool)
+  const db = await server.database(3)
   return {
-    queues: pools.map((pool) => new PgWorkQueue(pool, options)),
-    writer: new PgEventWriter(pools[0] as pg.Pool, { queueCapacity: 1000, now: () => clock.now }),
-    rows: async (sql) => (await (pools[0] as pg.Pool).query(sql)).rows,
-    close: async () => {
-      for (const pool of pools) await pool.end()
-    },
+    queues: db.pools.map((pool) => new PgWorkQueue(pool, options)),
+    writer: new PgEventWriter(db.pool, { queueCapacity: 1000, now: () => clock.now }),
+    rows: db.rows,
+    close: db.close,
   }
 }
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 const enqueue = async (store: Opened, count: number) => {
   const alerts = Array.from({ length: count }, (_, i) => alertEvent(`item-${i}`))
@@ -96,7 +87,7 @@ describe.each([
 ])('work queue on %s', (_name, open) => {
   beforeAll(async () => {
     // Start the server once, outside the first test's time.
-    if (open === postgres) server ??= await startPostgres()
+    if (open === postgres) await server.start()
   }, 120_000)
 
   it('claims the oldest due item once and changes it only with its own lease', async () => {

@@ -1,17 +1,14 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
 import { pgPruneOlderThan } from '../../src/store/postgres/housekeeping.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { type Pruned, pruneOlderThan } from '../../src/store/sqlite/retention.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 
 // Retention (D22) on both adapters: an occurrence goes once it was last heard before the
 // cut, its duplicates counting even when their hearing is not yet written.
@@ -31,35 +28,29 @@ const sqlite = async (): Promise<Opened> => {
     prune: async (cutoff) => pruneOlderThan(db, cutoff, writer.heard),
     sql: async (query) => {
       const statement = db.prepare(query)
-      return statement.reader ? (statement.all() as Array<Record<string, unknown>>) : (statement.run(), [])
+      if (statement.reader) return statement.all() as Array<Record<string, unknown>>
+      statement.run()
+      return []
     },
     close: async () => void db.close(),
   }
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
-  server ??= await startPostgres()
-  const pool = createPool(await server.createDatabase(`retention_${++databases}`), { timeoutMs: 10_000, max: 4 })
-  await migratePostgres(pool)
-  const writer = new PgEventWriter(pool, { queueCapacity: 100 })
-  return {
-    writer,
-    prune: (cutoff) => pgPruneOlderThan(pool, cutoff, writer.heard),
-    sql: async (query) => (await pool.query(query)).rows,
-    close: () => (pool as pg.Pool).end(),
-  }
+  const db = await server.database()
+  const writer = new PgEventWriter(db.pool, { queueCapacity: 100 })
+  return { writer, prune: (cutoff) => pgPruneOlderThan(db.pool, cutoff, writer.heard), sql: db.rows, close: db.close }
 }
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 describe.each([
   ['SQLite', sqlite],
   ['PostgreSQL', postgres],
 ])('retention on %s', (_name, open) => {
   beforeAll(async () => {
-    if (open === postgres) server ??= await startPostgres()
+    if (open === postgres) await server.start()
   }, 120_000)
 
   it('removes what went quiet, keeps what is still heard or still queued', async () => {

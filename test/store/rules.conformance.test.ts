@@ -13,7 +13,7 @@ import { RuleNotifications } from '../../src/store/postgres/rule-notifications.j
 import { PgRulesRepository } from '../../src/store/postgres/rules-repository.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { RulesRepository } from '../../src/store/sqlite/rules-repository.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 import { waitFor } from '../helpers/smtp.js'
 
 // Custom rules on both adapters, and on PostgreSQL shared by replicas (docs/design.md,
@@ -34,9 +34,8 @@ const rule = (branch: string, overrides: Partial<CustomRuleInput> = {}): CustomR
   ...overrides,
 })
 
-let server: Postgres | undefined
-let databases = 0
-afterAll(() => server?.close())
+const server = postgresForFile()
+afterAll(() => server.stop())
 
 async function pgReplica(url: string) {
   const pool = createPool(url, { timeoutMs: 10_000, max: 4 })
@@ -53,7 +52,7 @@ async function pgReplica(url: string) {
 
 describe('custom rules on SQLite and PostgreSQL', () => {
   beforeAll(async () => {
-    server ??= await startPostgres()
+    await server.start()
   }, 120_000)
 
   const adapters = {
@@ -66,7 +65,7 @@ describe('custom rules on SQLite and PostgreSQL', () => {
       }
     },
     PostgreSQL: async () => {
-      const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+      const url = (await server.database()).url
       const replica = await pgReplica(url)
       return {
         service: replica.service,
@@ -98,11 +97,11 @@ describe('custom rules on SQLite and PostgreSQL', () => {
 
 describe('custom rules across PostgreSQL replicas', () => {
   beforeAll(async () => {
-    server ??= await startPostgres()
+    await server.start()
   }, 120_000)
 
   it('a rule registered on one replica is live on the others; a missed notification is caught up', async () => {
-    const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+    const url = (await server.database()).url
     const a = await pgReplica(url)
     const b = await pgReplica(url)
     const c = await pgReplica(url)
@@ -122,7 +121,7 @@ describe('custom rules across PostgreSQL replicas', () => {
   })
 
   it('the same branch registered on two replicas at once: one stored, one 409 conflict', async () => {
-    const url = await (server as Postgres).createDatabase(`rules_${++databases}`)
+    const url = (await server.database()).url
     const a = await pgReplica(url)
     const b = await pgReplica(url)
     try {

@@ -1,13 +1,10 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WorkQueue } from '../../src/queue/work-queue.js'
 import type { IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
-import { migratePostgres } from '../../src/store/postgres/migrate.js'
-import { createPool } from '../../src/store/postgres/pool.js'
 import { PgWorkQueue } from '../../src/store/postgres/work-queue.js'
 import { pgWorkerStore } from '../../src/store/postgres/worker-store.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
@@ -16,7 +13,7 @@ import { sqliteWorkerStore } from '../../src/store/sqlite/worker-store.js'
 import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js'
 import type { Lease, WorkerStore } from '../../src/worker/ports.js'
 import { alertEvent } from '../helpers/events.js'
-import { type Postgres, startPostgres } from '../helpers/postgres.js'
+import { postgresForFile } from '../helpers/postgres.js'
 
 // The worker's store (worker/ports.ts) on both adapters (docs/design.md, "Storage"): one
 // result, one mail and the queue item done in one commit, and never a second.
@@ -48,27 +45,21 @@ const sqlite = async (): Promise<Opened> => {
   }
 }
 
-let server: Postgres | undefined
-let databases = 0
+const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
-  server ??= await startPostgres()
-  const url = await server.createDatabase(`worker_${++databases}`)
-  const pools = [0, 1].map(() => createPool(url, { timeoutMs: 10_000, max: 4 }))
-  await migratePostgres(pools[0] as pg.Pool)
+  const db = await server.database(2)
   return {
-    writer: new PgEventWriter(pools[0] as pg.Pool, { queueCapacity: 100 }),
-    replicas: pools.map((pool) => {
+    writer: new PgEventWriter(db.pool, { queueCapacity: 100 }),
+    replicas: db.pools.map((pool) => {
       const queue = new PgWorkQueue(pool, { leaseMs, maxExpiries: 3 })
       return { store: pgWorkerStore(pool), claim: async () => (await queue.claimMany(1))[0] }
     }),
-    rows: async (sql) => (await (pools[0] as pg.Pool).query(sql)).rows,
-    close: async () => {
-      for (const pool of pools) await pool.end()
-    },
+    rows: db.rows,
+    close: db.close,
   }
 }
 
-afterAll(() => server?.close())
+afterAll(() => server.stop())
 
 const mail = (eventId: string) => ({
   eventId,
@@ -87,7 +78,7 @@ describe.each([
   ['PostgreSQL', postgres],
 ])('worker store on %s', (_name, open) => {
   beforeAll(async () => {
-    if (open === postgres) server ??= await startPostgres()
+    if (open === postgres) await server.start()
   }, 120_000)
 
   it('reads the event and its incident, and commits one result, one mail and the lease done, once', async () => {
