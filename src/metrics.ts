@@ -24,6 +24,7 @@ export interface Metrics {
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
   untrustedTimestamps: Counter<'field'>
+  storageRetries: Counter<'code'>
   storageWritable: Gauge
   storageFaults: Counter<'operation'>
   requestsRejected: Counter<'reason'>
@@ -239,6 +240,12 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
       'diagnostic_fingerprint_mismatches_total',
       'Alerts whose sender-claimed fingerprint is not the fingerprint of their labels (ignored; the labels decide)',
     ),
+    storageRetries: new Counter({
+      name: 'diagnostic_storage_retries_total',
+      help: 'Ingest transactions run again on PostgreSQL after a lost race (23505), a serialization failure (40001) or a deadlock (40P01), by SQLSTATE',
+      labelNames: ['code'],
+      registers,
+    }),
     untrustedTimestamps: withSeries(
       new Counter({
         name: 'diagnostic_untrusted_timestamps_total',

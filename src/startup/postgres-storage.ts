@@ -67,7 +67,12 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
       log = appLog.child({ component: 'storage' })
     },
     ingest: (ingestOptions) =>
-      new PgEventWriter(pool, { ...ingestOptions, untrusted: metrics.untrustedTimestamps, health }),
+      new PgEventWriter(pool, {
+        ...ingestOptions,
+        untrusted: metrics.untrustedTimestamps,
+        retries: metrics.storageRetries,
+        health,
+      }),
     rules: async () => {
       await rules.load()
       return rules

@@ -1,9 +1,13 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { StoreError } from '../../src/errors.js'
+import { isHostFault } from '../../src/host-faults.js'
 import type { AlertEventInput, IngestOutcome, IngestRequest, IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
+import { createPool } from '../../src/store/postgres/pool.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { alertEvent } from '../helpers/events.js'
@@ -178,6 +182,88 @@ describe.each([
       expect(await count(store, 'SELECT count(*) FROM queue_items')).toBe(20)
     } finally {
       await store.close()
+    }
+  })
+})
+
+describe('ingest on PostgreSQL when the database pushes back', () => {
+  beforeAll(async () => {
+    await server.start()
+  }, 120_000)
+
+  it('runs a transaction again after a serialization failure: every notification stored once, none twice', async () => {
+    const db = await server.database(2)
+    try {
+      // SERIALIZABLE everywhere: concurrent ingest now meets 40001 and must retry it.
+      await db.pool.query(
+        `ALTER DATABASE ${pg.escapeIdentifier(new URL(db.url).pathname.slice(1))} SET default_transaction_isolation TO 'serializable'`,
+      )
+      const retries: string[] = []
+      const writers = db.pools.map(
+        (pool) =>
+          new PgEventWriter(pool, { queueCapacity: 10_000, retries: { inc: ({ code }) => void retries.push(code) } }),
+      )
+      for (const pool of db.pools) await pool.query('SELECT 1') // connections made after the change
+      const alerts = Array.from({ length: 40 }, (_, i) =>
+        alertEvent(`serial-${i % 20}`, { startsAt: Date.parse('2026-11-22T05:00:00Z') + (i < 20 ? 0 : 1000) }),
+      )
+      // What a transaction that lost five times in a row meets is a 503 to Alertmanager,
+      // which sends again: the same here, sequentially, until accepted.
+      const outcomes = await Promise.allSettled(
+        writers.flatMap((writer) => alerts.map((alert) => writer.submit(request(alert)))),
+      )
+      for (const [i, outcome] of outcomes.entries()) {
+        if (outcome.status === 'fulfilled') continue
+        expect(outcome.reason).toBeInstanceOf(StoreError)
+        expect((outcome.reason as { cause?: { code?: string } }).cause?.code).toBe('40001')
+        const writer = writers[Math.floor(i / alerts.length)] as PgEventWriter
+        await writer.submit(request(alerts[i % alerts.length] as AlertEventInput))
+      }
+      expect(retries.length).toBeGreaterThan(0)
+      expect(retries.every((code) => ['40001', '40P01', '23505'].includes(code))).toBe(true)
+      // 20 alerts, each with two starts: the later start supersedes the earlier, once.
+      expect(Number((await db.rows('SELECT count(*) AS n FROM events'))[0]?.n)).toBe(40)
+      expect(Number((await db.rows("SELECT count(*) AS n FROM incidents WHERE status = 'open'"))[0]?.n)).toBe(20)
+    } finally {
+      await db.close()
+    }
+  })
+
+  it('fails a request in bounded time, as a fault of the host, when the pool is exhausted', async () => {
+    const db = await server.database()
+    const tight = createPool(db.url, { timeoutMs: 300, max: 1 })
+    const held = await tight.connect()
+    try {
+      const writer = new PgEventWriter(tight, { queueCapacity: 100 })
+      const error = await writer.submit(request(alertEvent('exhausted'))).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(StoreError)
+      expect(isHostFault(error)).toBe(true)
+      held.release()
+      // The connection back in the pool, the same request is stored.
+      expect(await writer.submit(request(alertEvent('exhausted')))).toMatchObject({ kind: 'accepted', queued: 1 })
+    } finally {
+      await tight.end()
+      await db.close()
+    }
+  })
+
+  it('turns a connection ended by the server (57P01) into a fault of the host, and goes on', async () => {
+    const db = await server.database()
+    try {
+      const writer = new PgEventWriter(db.pool, { queueCapacity: 100 })
+      expect(await writer.submit(request(alertEvent('terminated-1')))).toMatchObject({ kind: 'accepted' })
+      // An administrator's shutdown of every connection of this database but the one asking.
+      const admin = createPool(db.url, { timeoutMs: 5000, max: 1 })
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )
+      await admin.end()
+      const error = await writer.submit(request(alertEvent('terminated-2'))).catch((e: unknown) => e)
+      if (error instanceof Error) expect(isHostFault(error)).toBe(true)
+      // Whatever the first request met, the next one is stored: the pool replaced its connections.
+      expect(await writer.submit(request(alertEvent('terminated-3')))).toMatchObject({ kind: 'accepted' })
+    } finally {
+      await db.close()
     }
   })
 })

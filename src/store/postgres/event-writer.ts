@@ -72,6 +72,8 @@ export class PgEventWriter implements IngestStore {
       redaction?: RedactionOptions
       /** Told of every fault of the database and of the first success after one (readiness). */
       health?: StorageHealthPort
+      /** Counts the transactions run again, by SQLSTATE. */
+      retries?: { inc: (labels: { code: string }) => void }
     },
   ) {
     this.heard = new PgHeardOccurrences(pool)
@@ -100,6 +102,9 @@ export class PgEventWriter implements IngestStore {
         } catch (error) {
           const code = (error as { code?: string }).code
           if (attempt >= maxTries || code === undefined || !retried.has(code)) throw error
+          this.options.retries?.inc({ code })
+          // A little apart, at random: the transactions that collided do not collide again at once.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
         }
       }
     } catch (error) {
