@@ -1,9 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import { loadConfig } from '../../src/config/load.js'
 import { type Service, startService } from '../../src/service.js'
 import { type HttpResponse, type RequestOptions, request } from './https-client.js'
+import { postgresForFile } from './postgres.js'
 
 export const testToken = 'test-token-0123456789abcdef'
 
@@ -18,8 +20,22 @@ export interface TestService {
     options?: Omit<RequestOptions, 'ca' | 'method'> & { json?: unknown },
   ): Promise<HttpResponse>
   count(table: 'events' | 'incidents' | 'queue_items'): number
+  /**
+   * Rows of a query on the service's storage, whichever it is (`?` placeholders): what a
+   * test reads to check the service, on SQLite and on PostgreSQL alike.
+   */
+  rows(sql: string, ...params: unknown[]): Promise<Array<Record<string, unknown>>>
   close(): Promise<void>
 }
+
+/**
+ * `DIAG_TEST_STORAGE=postgres` runs a suite on PostgreSQL instead of SQLite (npm test does,
+ * for the suites that read the storage through `rows`): one server per test file, started
+ * on first use, a new database per service.
+ */
+const onPostgres = process.env.DIAG_TEST_STORAGE === 'postgres'
+const postgres = onPostgres ? postgresForFile() : undefined
+if (postgres) afterAll(() => postgres.stop())
 
 /**
  * Starts the whole service, as `npm start` does, on a temporary data directory (a real
@@ -27,6 +43,7 @@ export interface TestService {
  */
 export async function build(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'diag-test-'))
+  const database = postgres ? await postgres.database() : undefined
   const config = loadConfig({
     DIAG_DATA_DIR: dataDir,
     DIAG_HOST: '127.0.0.1',
@@ -36,6 +53,7 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
     // In-process tests run the TypeScript sources, which a worker thread cannot load; the
     // service processes (test/e2e, from dist/) use analysis threads.
     DIAG_ANALYSIS_THREADS: '0',
+    ...(database ? { DIAG_DATABASE_URL: database.url } : {}),
     ...env,
   })
   const service = await startService(config)
@@ -63,10 +81,21 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
     count(table) {
       return Number(service.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get())
     },
+    async rows(sql, ...params) {
+      if (!database) return service.db.prepare(sql).all(...params) as Array<Record<string, unknown>>
+      let n = 0
+      return (
+        await database.pool.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows
+    },
     async close() {
       if (closed) return
       closed = true
       await service.stop()
+      await database?.close()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

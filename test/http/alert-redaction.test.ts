@@ -38,10 +38,10 @@ describe('secrets in what the alert carries', () => {
     expect(events[0]?.incidentId).not.toBe(events[1]?.incidentId)
     await s.settled()
 
-    const stored = s.db.prepare('SELECT alert, group_key FROM events').all() as Array<Record<string, string>>
+    const stored = await s.rows('SELECT alert, group_key FROM events')
     const detail = await s.t.call('GET', `/api/v1/incidents/${events[0]?.incidentId}`)
     const list = await s.t.call('GET', '/api/v1/incidents')
-    const mails = s.mailsOfIncident(events[0]?.incidentId as string)
+    const mails = await s.mailsOfIncident(events[0]?.incidentId as string)
     expect(mails).toHaveLength(1)
     for (const [where, text] of [
       ['stored', JSON.stringify(stored)],
@@ -86,8 +86,8 @@ describe('optional masking of personal data (DIAG_REDACT_CARD_NUMBERS, DIAG_REDA
       ]),
     )
     await s.settled()
-    const stored = s.db.prepare('SELECT alert FROM events').pluck().get() as string
-    const mail = s.mailsOfIncident(event?.incidentId as string)[0]
+    const stored = JSON.stringify(await s.rows('SELECT alert FROM events'))
+    const mail = (await s.mailsOfIncident(event?.incidentId as string))[0]
     return `${stored}\n${mail?.text}\n${mail?.html}`
   }
 

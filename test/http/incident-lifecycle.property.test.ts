@@ -50,8 +50,8 @@ describe('incident lifecycle under random deliveries', () => {
         // At most one open occurrence per alert.
         for (const a of [0, 1, 2]) {
           const ids = new Set(posted.filter((p) => p.key.startsWith(`${a}/`)).map((p) => p.event.incidentId))
-          const open = [...ids].filter((id) => s.incident(id).status === 'open')
-          expect(open.length).toBeLessThanOrEqual(1)
+          const statuses = await Promise.all([...ids].map(async (id) => (await s.incident(id)).status))
+          expect(statuses.filter((status) => status === 'open').length).toBeLessThanOrEqual(1)
         }
         // One incident per occurrence; the last word on it decides whether it is resolved.
         const byKey = new Map<string, typeof posted>()
@@ -59,9 +59,9 @@ describe('incident lifecycle under random deliveries', () => {
         for (const notifications of byKey.values()) {
           expect(new Set(notifications.map((n) => n.event.incidentId)).size).toBe(1)
           const last = notifications.at(-1)
-          if (last?.status === 'resolved') expect(s.incident(last.event.incidentId).status).toBe('resolved')
+          if (last?.status === 'resolved') expect((await s.incident(last.event.incidentId)).status).toBe('resolved')
           // Exactly one diagnosis mail for an occurrence that was ever seen firing, none otherwise.
-          const mails = s.mailsOfIncident(last?.event.incidentId as string)
+          const mails = await s.mailsOfIncident(last?.event.incidentId as string)
           const kinds = mails.map((m) => m.headers['x-diagnostic-kind'])
           const fired = notifications.some((n) => n.status === 'firing')
           expect(kinds.filter((k) => k === 'diagnosis')).toHaveLength(fired ? 1 : 0)

@@ -41,9 +41,9 @@ describe('incident lifecycle', () => {
     const [third] = await s.post(firing('instant', '2026-11-01T10:00:00.000Z'))
     expect([first?.duplicate, second?.duplicate, third?.duplicate]).toEqual([false, true, true])
     await s.settled()
-    expect(s.count('SELECT count(*) FROM incidents WHERE id = ?', first?.incidentId)).toBe(1)
-    expect(s.count('SELECT count(*) FROM events WHERE incident_id = ?', first?.incidentId)).toBe(1)
-    expect(kinds(s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis'])
+    expect(await s.count('SELECT count(*) FROM incidents WHERE id = ?', first?.incidentId)).toBe(1)
+    expect(await s.count('SELECT count(*) FROM events WHERE incident_id = ?', first?.incidentId)).toBe(1)
+    expect(kinds(await s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis'])
   })
 
   it('records a firing that arrives after its own resolution as resolved', async () => {
@@ -53,9 +53,9 @@ describe('incident lifecycle', () => {
     const [again] = await s.post(resolved('late', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:05:00Z' }))
     expect(again?.duplicate).toBe(true)
     await s.settled()
-    const incident = s.incident(late?.incidentId as string)
+    const incident = await s.incident(late?.incidentId as string)
     expect(incident).toMatchObject({ status: 'resolved', ended_at: Date.parse('2026-11-01T10:05:00Z') })
-    const mails = s.mailsOfIncident(late?.incidentId as string)
+    const mails = await s.mailsOfIncident(late?.incidentId as string)
     expect(kinds(mails)).toEqual(['diagnosis'])
     expect(mails[0]?.subject).toMatch(/^\[critical\] Ended: AppServerDown on app-01/)
     expect(mails[0]?.text).toContain('This alert had already resolved at 2026-11-01T10:05:00.000Z')
@@ -68,16 +68,16 @@ describe('incident lifecycle', () => {
     await s.post(resolved('newer', '2026-11-01T11:00:00Z', { endsAt: '2026-11-01T11:30:00Z' }))
     const [t3] = await s.post(resolved('newer', '2026-11-01T12:00:00Z', { endsAt: '2026-11-01T12:10:00Z' }))
     await s.settled()
-    expect(s.incident(t1?.incidentId as string)).toMatchObject({
+    expect(await s.incident(t1?.incidentId as string)).toMatchObject({
       status: 'superseded',
       superseded_by: t2?.incidentId,
       ended_at: Date.parse('2026-11-01T11:00:00Z'),
     })
-    expect(s.incident(t2?.incidentId as string)).toMatchObject({ status: 'resolved' })
+    expect(await s.incident(t2?.incidentId as string)).toMatchObject({ status: 'resolved' })
     expect(t3).toMatchObject({ transition: 'unmatched_resolution' })
     expect(t3?.incidentId).not.toBe(t1?.incidentId)
-    expect(kinds(s.mailsOfIncident(t1?.incidentId as string))).toEqual(['diagnosis'])
-    expect(kinds(s.mailsOfIncident(t2?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
+    expect(kinds(await s.mailsOfIncident(t1?.incidentId as string))).toEqual(['diagnosis'])
+    expect(kinds(await s.mailsOfIncident(t2?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
   })
 
   it('re-opens an occurrence that fires again after its resolution, and reports the re-fire', async () => {
@@ -86,8 +86,8 @@ describe('incident lifecycle', () => {
     const [refired] = await s.post(firing('refire', '2026-11-01T10:00:00Z'))
     expect(refired).toMatchObject({ duplicate: false, transition: 'refired', incidentId: opened?.incidentId })
     await s.settled()
-    expect(s.incident(opened?.incidentId as string)).toMatchObject({ status: 'open', refires: 1, ended_at: null })
-    const mails = s.mailsOfIncident(opened?.incidentId as string)
+    expect(await s.incident(opened?.incidentId as string)).toMatchObject({ status: 'open', refires: 1, ended_at: null })
+    const mails = await s.mailsOfIncident(opened?.incidentId as string)
     expect(kinds(mails)).toEqual(['diagnosis', 'recovery', 'refire'])
     expect(mails[2]?.subject).toMatch(/^\[critical\] Re-fired: AppServerDown on app-01/)
     expect(mails[2]?.headers['in-reply-to']).toBe(mails[0]?.headers['message-id'])
@@ -102,8 +102,8 @@ describe('incident lifecycle', () => {
     const [r] = await s.post(resolved('fp-a', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:01:00Z' }))
     expect(r).toMatchObject({ transition: 'resolved', incidentId: a?.incidentId })
     await s.settled()
-    expect(kinds(s.mailsOfIncident(a?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
-    expect(kinds(s.mailsOfIncident(b?.incidentId as string))).toEqual(['diagnosis'])
+    expect(kinds(await s.mailsOfIncident(a?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
+    expect(kinds(await s.mailsOfIncident(b?.incidentId as string))).toEqual(['diagnosis'])
     await scrapeUntil(
       async () => (await s.t.call('GET', '/metrics')).text,
       /^diagnostic_fingerprint_mismatches_total 2$/m,
@@ -117,9 +117,9 @@ describe('incident lifecycle', () => {
     const [f] = await s.post(firing('duration', startsAt))
     await s.post(resolved('duration', startsAt, { endsAt }))
     await s.settled()
-    const recovery = s
-      .mailsOfIncident(f?.incidentId as string)
-      .find((m) => m.headers['x-diagnostic-kind'] === 'recovery')
+    const recovery = (await s.mailsOfIncident(f?.incidentId as string)).find(
+      (m) => m.headers['x-diagnostic-kind'] === 'recovery',
+    )
     expect(recovery?.subject).toMatch(/, open 2m 0s$/)
     expect(recovery?.text).toContain(`resolved at ${endsAt} after 2m 0s`)
     const api = (await s.t.call('GET', `/api/v1/incidents/${f?.incidentId}`)).json()
@@ -142,8 +142,8 @@ describe('incident lifecycle', () => {
         },
       ),
     )
-    await waitFor(() => s.mailsOfIncident(f?.incidentId as string).length === 2, 30_000, 'both mails')
-    const mails = s.mailsOfIncident(f?.incidentId as string)
+    await waitFor(async () => (await s.mailsOfIncident(f?.incidentId as string)).length === 2, 30_000, 'both mails')
+    const mails = await s.mailsOfIncident(f?.incidentId as string)
     expect(kinds(mails)).toEqual(['diagnosis', 'recovery'])
     expect(mails[1]?.text).not.toContain('No diagnosis had been completed')
     expect(mails[1]?.text).toMatch(/The diagnosis was [A-Z]{2}-\d\d /)

@@ -39,13 +39,13 @@ describe('instants through the webhook', () => {
   })
 
   it('refuses a form the parser cannot read with 400 and stores nothing', async () => {
-    const before = s.count('SELECT count(*) FROM events')
+    const before = await s.count('SELECT count(*) FROM events')
     const res = await s.t.call('POST', '/api/v1/alerts/alertmanager', {
       json: firing('tab', '2026-11-01\t10:00:00Z'),
     })
     expect(res.status).toBe(400)
     expect(res.json()).toMatchObject({ error: 'invalid_alert_payload' })
-    expect(s.count('SELECT count(*) FROM events')).toBe(before)
+    expect(await s.count('SELECT count(*) FROM events')).toBe(before)
   })
 
   it('reads the incidents filter `since` with the same parser', async () => {
@@ -78,12 +78,12 @@ describe('a clock far ahead (issue 26, point 2)', () => {
     const [end] = await s.post(resolved('ahead-first', at(real), at(real + 60_000)))
     expect(end).toMatchObject({ transition: 'resolved', incidentId: first?.incidentId })
     await s.settled()
-    expect(kinds(s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
+    expect(kinds(await s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
     // The occurrence the wrong clock opened was closed by the real one: nothing stays open.
-    expect(s.incident(bogus?.incidentId as string)).toMatchObject({ status: 'superseded' })
-    expect(openIncidents()).toBe(0)
+    expect(await s.incident(bogus?.incidentId as string)).toMatchObject({ status: 'superseded' })
+    expect(await openIncidents()).toBe(0)
     // The report of the occurrence with the unbelieved start says so.
-    const [report] = s.mailsOfIncident(bogus?.incidentId as string)
+    const [report] = await s.mailsOfIncident(bogus?.incidentId as string)
     expect(report?.text).toMatch(/startsAt .* was not believed/)
   })
 
@@ -95,8 +95,8 @@ describe('a clock far ahead (issue 26, point 2)', () => {
     const [end] = await s.post(resolved('ahead-later', at(real), at(real + 60_000)))
     expect(end).toMatchObject({ transition: 'resolved', incidentId: first?.incidentId })
     await s.settled()
-    expect(kinds(s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
-    expect(openIncidents()).toBe(0)
+    expect(kinds(await s.mailsOfIncident(first?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
+    expect(await openIncidents()).toBe(0)
   })
 
   it('an unbelieved occurrence resolves with a duration from when it was heard, never negative', async () => {
@@ -105,14 +105,14 @@ describe('a clock far ahead (issue 26, point 2)', () => {
     const [end] = await s.post(resolved('ahead-alone', at(future), at(future + 60_000)))
     expect(end).toMatchObject({ transition: 'resolved', incidentId: bogus?.incidentId })
     await s.settled()
-    const incident = s.incident(bogus?.incidentId as string)
+    const incident = await s.incident(bogus?.incidentId as string)
     // Its end, as far ahead as its start, is not believed either: the receipt stands in.
     expect(incident.ended_at as number).toBeLessThanOrEqual(Date.now())
-    const recovery = s.mailsOfIncident(bogus?.incidentId as string)[1]
+    const recovery = (await s.mailsOfIncident(bogus?.incidentId as string))[1]
     // The duration ("after 0s") and how late the resolution came ("service 0s after it"), neither negative.
     expect(recovery?.text).toMatch(/resolved at \S+ after \d/)
     expect(recovery?.text).toMatch(/reached this service \d/)
-    expect(openIncidents()).toBe(0)
+    expect(await openIncidents()).toBe(0)
   })
 
   it('counts every timestamp it did not believe', async () => {
