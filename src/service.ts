@@ -91,7 +91,7 @@ export async function startService(config: Config, logger = createLogger(config.
   })
   const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, tls.files, logger)
   storage.useLog(app.log)
-  const background = createBackground(config, storage, rules, writer.heard, app.log)
+  const background = createBackground(config, storage, rules, app.log)
   // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
   writer.heard.start(60_000, (error) => storage.health.failed('heard_occurrences', error))
   // Rules registered on other replicas reach this one's engines (PostgreSQL).

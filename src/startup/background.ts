@@ -9,7 +9,6 @@ import { loadTemplates } from '../report/templates.js'
 import type { RulesService } from '../rules/rules-service.js'
 import { seedCustomRules } from '../rules/seed.js'
 import { Housekeeping } from '../store/housekeeping.js'
-import type { IngestStore } from '../store/ingest-port.js'
 import type { Analysis } from '../worker/analysis/analysis-pool.js'
 import { createAnalysis } from '../worker/analysis/create-analysis.js'
 import { processEvent } from '../worker/process-event.js'
@@ -30,7 +29,6 @@ export function createBackground(
   config: Config,
   storage: Storage,
   rules: RulesService,
-  heard: IngestStore['heard'],
   log: FastifyBaseLogger,
 ): Background {
   const { metrics, readiness, health } = storage
@@ -59,7 +57,7 @@ export function createBackground(
   })
   const housekeeping = new Housekeeping(
     (cutoff) => {
-      const pruned = storage.prune(cutoff, heard)
+      const pruned = storage.prune(cutoff)
       const removed = (done: Awaited<typeof pruned>) => {
         if (done) transport.forget?.(done.eventIds)
         return done?.records ?? 0

@@ -4,7 +4,6 @@ import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
 import { PgEventWriter } from '../store/postgres/event-writer.js'
-import type { PgHeardOccurrences } from '../store/postgres/heard-occurrences.js'
 import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
 import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
 import { migratePostgres } from '../store/postgres/migrate.js'
@@ -57,6 +56,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
   const queue = new PgWorkQueue(pool, { leaseMs: options.leaseMs, maxExpiries: 3 })
   const rules = new PgRulesRepository(pool)
   const outbox = pgOutboxStore(pool, { claimMs: options.mailClaimMs })
+  // Its duplicates' hearing counts for retention.
+  let writer: PgEventWriter | undefined
   return {
     kind: 'postgres',
     sqlite: undefined,
@@ -66,13 +67,15 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     useLog: (appLog) => {
       log = appLog.child({ component: 'storage' })
     },
-    ingest: (ingestOptions) =>
-      new PgEventWriter(pool, {
+    ingest: (ingestOptions) => {
+      writer = new PgEventWriter(pool, {
         ...ingestOptions,
         untrusted: metrics.untrustedTimestamps,
         retries: metrics.storageRetries,
         health,
-      }),
+      })
+      return writer
+    },
     rules: async () => {
       await rules.load()
       return rules
@@ -85,7 +88,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     },
     workerStore: pgWorkerStore(pool),
     outbox,
-    prune: (cutoff, heard) => pgPruneOlderThan(pool, cutoff, heard as PgHeardOccurrences),
+    prune: (cutoff) => pgPruneOlderThan(pool, cutoff, writer?.heard),
     check: async () => {
       await pool.query('SELECT 1')
     },

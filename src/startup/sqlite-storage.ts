@@ -6,7 +6,6 @@ import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
-import type { HeardOccurrences } from '../store/sqlite/heard-occurrences.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
 import { sqliteOutboxStore } from '../store/sqlite/outbox-store.js'
 import { queueStats } from '../store/sqlite/queue-stats.js'
@@ -44,6 +43,8 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
   const queue = new WorkQueue(db, { leaseMs, maxExpiries: 3 })
   // The worker's group commit: claims and results of one turn of the event loop share a commit.
   const batcher = new WriteBatcher(db, { name: 'worker', health })
+  // Its duplicates' hearing counts for retention.
+  let writer: EventWriter | undefined
   const counters: EventWriterCounters = { commits: metrics.ingestCommits, untrusted: metrics.untrustedTimestamps }
   return {
     kind: 'sqlite',
@@ -54,7 +55,10 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
     useLog: (appLog) => {
       log = appLog.child({ component: 'storage' })
     },
-    ingest: (options) => new EventWriter(db, { ...options, ...counters, health }),
+    ingest: (options) => {
+      writer = new EventWriter(db, { ...options, ...counters, health })
+      return writer
+    },
     rules: async () => new RulesRepository(db, health),
     incidents: new IncidentsRepository(db),
     queue: batchedClaims(queue, batcher),
@@ -64,7 +68,7 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
     },
     workerStore: sqliteWorkerStore(db, batcher, queue),
     outbox: sqliteOutboxStore(db),
-    prune: (cutoff, heard) => pruneOlderThan(db, cutoff, heard as HeardOccurrences),
+    prune: (cutoff) => pruneOlderThan(db, cutoff, writer?.heard),
     check: async () => {
       const check = db.pragma('quick_check', { simple: true })
       if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)

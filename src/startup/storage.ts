@@ -46,8 +46,8 @@ export interface Storage {
   queueCounts(): Awaitable<QueueCounts>
   workerStore: WorkerStore
   outbox: OutboxStore
-  /** Retention; undefined when another replica is running it. */
-  prune(cutoff: number, heard: IngestStore['heard']): Awaitable<Pruned | undefined>
+  /** Retention, the ingest store's unwritten hearing first; undefined when another replica runs it. */
+  prune(cutoff: number): Awaitable<Pruned | undefined>
   /** The database is usable: SQLite's quick_check, PostgreSQL's answer. */
   check(): Promise<void>
   /**
