@@ -7,11 +7,12 @@ const hostCodes = /^(SQLITE_FULL|SQLITE_IOERR|SQLITE_BUSY|SQLITE_LOCKED|SQLITE_C
 
 /**
  * PostgreSQL's SQLSTATEs of that kind: class 08 (connection exception), 57P01-57P03 (an
- * administrator's shutdown, a crash, a server not yet accepting connections), 53 (out of
+ * administrator's shutdown, a crash, a server not yet accepting connections), 57014 (a
+ * statement past DIAG_DATABASE_TIMEOUT_MS: the database did not answer in time), 53 (out of
  * disk, memory or connections), 58 (system error, I/O), 25006 (a read-only server: a
  * standby after a failover); and the socket errors of a connection that went away.
  */
-const postgresCodes = /^(08...|57P0[123]|53...|58...|25006|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH)$/
+const postgresCodes = /^(08...|57P0[123]|57014|53...|58...|25006|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH)$/
 
 /** node-postgres and its pool say these in words, without a code. */
 const postgresMessages =

@@ -4,6 +4,7 @@ import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import { peekNotification, planNotification } from '../../incidents/ledger-plan.js'
 import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
+import { sha256Hex } from '../../sha256.js'
 import { uuidv7 } from '../ids.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import {
@@ -34,9 +35,26 @@ const stateQuery = `(SELECT 'range' AS read, * FROM (${positional(stateQueries.a
 const latestEvent = `SELECT id FROM events WHERE incident_id = $1
   ORDER BY (status = $2) DESC, received_at DESC, id DESC LIMIT 1`
 
-const insertEvent = `INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at, starts_ms, ends_ms,
-  alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id, transition,
-  after_event_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`
+const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
+  starts_ms, ends_ms, alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id,
+  transition, after_event_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id)
+  INSERT INTO queue_items (event_id, available_at, created_at, updated_at) SELECT id, $16, $16, $16 FROM event WHERE $20`
+
+/**
+ * What the ingest transaction does before its first read, in the round trip of its BEGIN:
+ * the cluster's queued items (D9's capacity) and the transaction-scoped advisory locks of
+ * the request's identities, in sorted order (no deadlock between two requests). The lock
+ * keys are numbers computed here, so the statements need no parameters.
+ */
+function openIngest(request: IngestRequest): string {
+  const keys = [...new Set(request.alerts.map((alert) => lockKey(alert.identity)))].sort()
+  const locks = keys.length > 0 ? `SELECT ${keys.map((key) => `pg_advisory_xact_lock(${key})`).join(', ')};` : ''
+  return `SELECT count(*)::int AS n FROM queue_items WHERE status = 'queued';${locks}`
+}
+
+/** An identity's advisory lock: 60 bits of its SHA-256, a positive bigint. */
+export const lockKey = (identity: string) => BigInt(`0x${sha256Hex(identity).slice(0, 15)}`).toString()
 
 /** SQLSTATEs after which the whole transaction is run again: it lost a race, nothing was written. */
 const retried = new Set([
@@ -95,7 +113,11 @@ export class PgEventWriter implements IngestStore {
       if (known) return known
       for (let attempt = 1; ; attempt++) {
         try {
-          const outcome = await inTransaction(this.pool, (client) => this.write(client, request, this.now()))
+          const outcome = await inTransaction(
+            this.pool,
+            (client, [queued]) => this.write(client, request, this.now(), Number(queued?.rows[0]?.n)),
+            openIngest(request),
+          )
           this.options.health?.succeeded()
           if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
           return outcome
@@ -149,17 +171,15 @@ export class PgEventWriter implements IngestStore {
     return duplicateEvent(alert, { eventId: repeated.rows[0]?.id as string, incidentId: t.occurrence.id })
   }
 
-  private async write(client: pg.PoolClient, request: IngestRequest, now: number): Promise<IngestOutcome> {
+  /** `queuedNow`: the cluster's queued items, read as the transaction began (openIngest). */
+  private async write(
+    client: pg.PoolClient,
+    request: IngestRequest,
+    now: number,
+    queuedNow: number,
+  ): Promise<IngestOutcome> {
     // D9: the capacity counts the cluster's queue, read inside the transaction.
-    const queuedNow = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM queue_items WHERE status = 'queued'",
-    )
-    if ((queuedNow.rows[0]?.n ?? 0) >= this.options.queueCapacity) return { kind: 'queue_full' }
-    const identities = [...new Set(request.alerts.map((alert) => alert.identity))].sort()
-    await client.query(
-      'SELECT pg_advisory_xact_lock(k) FROM (SELECT hashtextextended(i, 0) AS k FROM unnest($1::text[]) i ORDER BY i) l',
-      [identities],
-    )
+    if (queuedNow >= this.options.queueCapacity) return { kind: 'queue_full' }
     const events: IngestedEvent[] = []
     let queued = 0
     for (const alert of request.alerts) {
@@ -173,6 +193,7 @@ export class PgEventWriter implements IngestStore {
         continue
       }
       for (const w of writes) await applyWrite(client, w)
+      // The event and, when it has a mail to make, its queue item: one statement.
       await client.query(insertEvent, [
         eventId,
         alert.identity,
@@ -193,14 +214,9 @@ export class PgEventWriter implements IngestStore {
         applied.incidentId,
         t.kind,
         applied.afterEventId,
+        applied.mail !== null,
       ])
-      if (applied.mail) {
-        await client.query(
-          'INSERT INTO queue_items (event_id, available_at, created_at, updated_at) VALUES ($1, $2, $2, $2)',
-          [eventId, now],
-        )
-        queued++
-      }
+      if (applied.mail) queued++
       events.push(storedEvent(alert, eventId, applied))
     }
     return accepted(events, queued)

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import pg from 'pg'
 
 // The PostgreSQL connection pool of one replica (docs/operations.md, "PostgreSQL").
@@ -31,15 +32,24 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
     statement_timeout: options.timeoutMs,
     query_timeout: options.timeoutMs + 1000,
     types,
-    application_name: 'appserver-diag',
+    // Each replica's connections named apart (pg_stat_activity shows whose they are).
+    application_name: `appserver-diag ${hostname()} ${process.pid}`,
   })
   // An idle connection that the server ends (a restart) errors here, not in a request.
   pool.on('error', () => {})
   return pool
 }
 
-/** Runs `body` in one transaction on one connection; rolls back on any error. */
-export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `body` in one transaction on one connection; rolls back on any error. `opening` may
+ * add statements without parameters to the `BEGIN`, sent in the same round trip; their
+ * results are handed to `body`.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  body: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
+  opening = '',
+): Promise<T> {
   const client = await pool.connect()
   let broken = false
   // A server that goes away while this connection is checked out errors it between queries:
@@ -49,8 +59,8 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
   }
   client.on('error', dropped)
   try {
-    await client.query('BEGIN')
-    const result = await body(client)
+    const began = (await client.query(`BEGIN;${opening}`)) as pg.QueryResult | pg.QueryResult[]
+    const result = await body(client, Array.isArray(began) ? began.slice(1) : [])
     await client.query('COMMIT')
     return result
   } catch (error) {
