@@ -1,3 +1,4 @@
+import type { OutboxRow } from '../mail/outbox-sender.js'
 import type { OutgoingMail } from '../mail/outgoing-mail.js'
 import type { IncidentRecord, StoredEvent } from '../worker/ports.js'
 
@@ -73,4 +74,22 @@ export function mailValues(mail: OutgoingMail, now: number): unknown[] {
     mail.html,
     now,
   ]
+}
+
+/** An outbox row as the sender takes it; `claim` where replicas share the outbox. */
+export function toOutboxRow(row: Record<string, unknown>, claim?: string): OutboxRow {
+  return {
+    id: Number(row.id),
+    attempts: Number(row.attempts),
+    ...(claim === undefined ? {} : { claim }),
+    eventId: row.event_id as string,
+    kind: row.kind as OutboxRow['kind'],
+    afterEventId: row.after_event_id as string | null,
+    messageId: row.message_id as string,
+    inReplyTo: row.in_reply_to as string | null,
+    subject: row.subject as string,
+    recipients: JSON.parse(row.recipients as string) as string[],
+    text: row.text_body as string,
+    html: row.html_body as string,
+  }
 }

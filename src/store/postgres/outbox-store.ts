@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
-import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../../mail/outbox-sender.js'
+import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
+import { toOutboxRow } from '../worker-rows.js'
 import { inTransaction } from './pool.js'
 
 /**
@@ -26,22 +27,7 @@ export function pgOutboxStore(pool: pg.Pool, options: { claimMs: number }): Outb
       )
       return rows
         .sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id))
-        .map(
-          (row): OutboxRow => ({
-            id: Number(row.id),
-            attempts: Number(row.attempts),
-            claim,
-            eventId: row.event_id as string,
-            kind: row.kind as OutboxRow['kind'],
-            afterEventId: row.after_event_id as string | null,
-            messageId: row.message_id as string,
-            inReplyTo: row.in_reply_to as string | null,
-            subject: row.subject as string,
-            recipients: JSON.parse(row.recipients as string) as string[],
-            text: row.text_body as string,
-            html: row.html_body as string,
-          }),
-        )
+        .map((row) => toOutboxRow(row, claim))
     },
     async record(outcomes: readonly DeliveryOutcome[]) {
       await inTransaction(pool, async (client) => {

@@ -1,4 +1,5 @@
-import type { DeliveryOutcome, OutboxRow, OutboxStore } from '../../mail/outbox-sender.js'
+import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
+import { toOutboxRow } from '../worker-rows.js'
 import type { Db } from './database.js'
 
 /** The durable outbox for the sender (docs/design.md). */
@@ -22,22 +23,7 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
     }
   })
   return {
-    due: (now, limit) =>
-      s.due.all(now, limit).map(
-        (row): OutboxRow => ({
-          id: row.id as number,
-          attempts: row.attempts as number,
-          eventId: row.event_id as string,
-          kind: row.kind as OutboxRow['kind'],
-          afterEventId: row.after_event_id as string | null,
-          messageId: row.message_id as string,
-          inReplyTo: row.in_reply_to as string | null,
-          subject: row.subject as string,
-          recipients: JSON.parse(row.recipients as string) as string[],
-          text: row.text_body as string,
-          html: row.html_body as string,
-        }),
-      ),
+    due: (now, limit) => s.due.all(now, limit).map((row) => toOutboxRow(row)),
     record: (outcomes) => record.immediate(outcomes),
   }
 }
