@@ -27,13 +27,20 @@ import { inTransaction } from './pool.js'
 /** PostgreSQL names parameters by position: `$identity` is $1, `$startsAt` $2. */
 const positional = (query: string) => query.replaceAll('$identity', '$1').replaceAll('$startsAt', '$2')
 
-// The three reads of the lifecycle in one round trip, each row tagged with the read it answers.
-const stateQuery = `(SELECT 'range' AS read, * FROM (${positional(stateQueries.atOrAfter)}) r)
-  UNION ALL (SELECT 'newest', * FROM (${positional(stateQueries.newest)}) n)
-  UNION ALL (SELECT 'open', * FROM (${positional(stateQueries.open)}) o)`
-
 const latestEvent = `SELECT id FROM events WHERE incident_id = $1
   ORDER BY (status = $2) DESC, received_at DESC, id DESC LIMIT 1`
+
+// The three reads of the lifecycle in one round trip, each row tagged with the read it answers;
+// the occurrence at the start also brings the stored event a repeat of status $3 would answer
+// with, so that a duplicate costs this one round trip.
+const stateQuery = `(SELECT 'range' AS read, r.*, CASE WHEN r.starts_at = $2 THEN
+    (${latestEvent.replace('$1', 'r.id').replace('$2', '$3')}) END AS repeats
+    FROM (${positional(stateQueries.atOrAfter)}) r)
+  UNION ALL (SELECT 'newest', *, NULL FROM (${positional(stateQueries.newest)}) n)
+  UNION ALL (SELECT 'open', *, NULL FROM (${positional(stateQueries.open)}) o)`
+
+type StateRow = IncidentRow & { read: string; repeats: string | null }
+type State = IdentityState & { repeats: string | null }
 
 const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
   starts_ms, ends_ms, alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id,
@@ -140,23 +147,27 @@ export class PgEventWriter implements IngestStore {
     await this.heard.write().catch(() => {})
   }
 
-  private async state(client: Client, identity: string, startsAt: number): Promise<IdentityState> {
-    const rows = (await client.query<IncidentRow & { read: string }>(stateQuery, [identity, startsAt])).rows
-    return identityState(
-      rows.filter((row) => row.read === 'range'),
+  private async state(client: Client, alert: AlertEventInput): Promise<State> {
+    const { identity, startsAt, status } = alert
+    const rows = (await client.query<StateRow>(stateQuery, [identity, startsAt, status])).rows
+    const range = rows.filter((row) => row.read === 'range')
+    const state = identityState(
+      range,
       startsAt,
       () => rows.find((row) => row.read === 'newest'),
       () => rows.find((row) => row.read === 'open'),
     )
+    return { ...state, repeats: range.find((row) => row.repeats !== null)?.repeats ?? null }
   }
 
   /** Alertmanager's repeats, answered from committed reads without a transaction. */
   private async knownDuplicates(request: IngestRequest, now: number): Promise<IngestOutcome | undefined> {
     const events: IngestedEvent[] = []
     for (const alert of request.alerts) {
-      const t = peekNotification(await this.state(this.pool, alert.identity, alert.startsAt), alert, now, this.skew)
+      const state = await this.state(this.pool, alert)
+      const t = peekNotification(state, alert, now, this.skew)
       if (t.kind !== 'duplicate') return undefined
-      events.push(await this.duplicate(this.pool, alert, t))
+      events.push(await this.duplicate(this.pool, alert, t, state))
     }
     for (const event of events) this.heard.heard(event.incidentId, now)
     return accepted(events, 0)
@@ -166,9 +177,15 @@ export class PgEventWriter implements IngestStore {
     client: Client,
     alert: AlertEventInput,
     t: Extract<Transition, { kind: 'duplicate' }>,
+    state: State,
   ): Promise<IngestedEvent> {
-    const repeated = await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])
-    return duplicateEvent(alert, { eventId: repeated.rows[0]?.id as string, incidentId: t.occurrence.id })
+    // A repeat of the occurrence at its start came with its answer; a start not believed,
+    // taken as a copy of the open occurrence, reads it.
+    const eventId =
+      t.occurrence.id === state.same?.id && state.repeats !== null
+        ? state.repeats
+        : ((await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])).rows[0]?.id as string)
+    return duplicateEvent(alert, { eventId, incidentId: t.occurrence.id })
   }
 
   /** `queuedNow`: the cluster's queued items, read as the transaction began (openIngest). */
@@ -184,11 +201,11 @@ export class PgEventWriter implements IngestStore {
     let queued = 0
     for (const alert of request.alerts) {
       const eventId = uuidv7(now)
-      const state = await this.state(client, alert.identity, alert.startsAt)
+      const state = await this.state(client, alert)
       const { writes, ...applied } = planNotification(state, alert, { eventId, newId: uuidv7(now) }, now, this.skew)
       const t = applied.transition
       if (t.kind === 'duplicate') {
-        events.push(await this.duplicate(client, alert, t))
+        events.push(await this.duplicate(client, alert, t, state))
         this.heard.heard(t.occurrence.id, now)
         continue
       }
