@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
+import type { RedactionOptions } from '../evidence/redaction-options.js'
 import type { OutboxStore } from '../mail/outbox-sender.js'
 import type { Metrics } from '../metrics.js'
 import type { Readiness } from '../readiness.js'
@@ -18,7 +19,7 @@ import type { QueueCounts } from '../worker/queue-stall.js'
 export interface IngestOptions {
   queueCapacity: number
   clockSkewMs: number
-  redaction: import('../evidence/redaction-options.js').RedactionOptions
+  redaction: RedactionOptions
   onQueued: () => void
 }
 
