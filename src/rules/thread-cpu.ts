@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { ownThreadId, ThreadCpuClock } from '../thread-cpu.js'
 
 /**
  * Milliseconds of CPU the calling thread has used so far: what a pattern's scan costs,
@@ -9,18 +9,13 @@ export type CpuClock = () => number
 
 const threadCpuUsage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage
 
-/** Linux: the first field of /proc/thread-self/schedstat is the thread's time on a CPU, in ns. */
-function schedstatMs(): number {
-  return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ', 1)[0]) / 1e6
+const processCpuMs = () => {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
 }
 
-function schedstatWorks(): boolean {
-  try {
-    return Number.isFinite(schedstatMs())
-  } catch {
-    return false
-  }
-}
+/** The kernel's nanosecond count for this thread (src/thread-cpu.ts); ticks of 10 ms would be too coarse. */
+const kernel = threadCpuUsage ? null : ThreadCpuClock.open(ownThreadId())
 
 /**
  * Node 23.9 and later tell a thread its own CPU time; Node 20 does not, so on Linux the
@@ -32,9 +27,6 @@ export const threadCpuMs: CpuClock = threadCpuUsage
       const { user, system } = threadCpuUsage.call(process)
       return (user + system) / 1000
     }
-  : schedstatWorks()
-    ? schedstatMs
-    : () => {
-        const { user, system } = process.cpuUsage()
-        return (user + system) / 1000
-      }
+  : kernel?.source === 'schedstat'
+    ? () => kernel.readMs() ?? processCpuMs()
+    : processCpuMs

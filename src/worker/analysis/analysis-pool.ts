@@ -3,8 +3,8 @@ import { AnalysisTimeoutError, type LogAnalysis } from '../../evidence/log-analy
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Diagnosis } from '../../rules/diagnosis-engine.js'
 import type { CustomRule, Evidence } from '../../rules/types.js'
+import { ThreadCpuClock } from '../../thread-cpu.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
-import { ThreadCpuClock } from './thread-cpu.js'
 import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 export { InProcessAnalysis } // where the tests and the HTTP layer have always found it

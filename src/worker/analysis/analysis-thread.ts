@@ -6,7 +6,7 @@ import { analyzeLogs } from '../../evidence/log-analysis.js'
 import { redactLine, secretMarkers } from '../../evidence/redact.js'
 import { loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
-import { ownThreadId, ThreadCpuClock } from './thread-cpu.js'
+import { ownThreadId, ThreadCpuClock } from '../../thread-cpu.js'
 import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 let engine: DiagnosisEngine | undefined

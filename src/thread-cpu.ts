@@ -1,10 +1,10 @@
 import { closeSync, openSync, readlinkSync, readSync } from 'node:fs'
 
-// The CPU time of one analysis thread, read by the pool from outside the thread: a thread
-// stuck in a regular expression cannot answer, and Node 20 has no per-thread CPU clock
-// (process.cpuUsage counts every thread). Linux keeps one per thread under /proc
-// (docs/design.md, "A bound on every analysis"); elsewhere there is none and the pool
-// bounds wall time instead.
+// The CPU time of one thread, as Linux counts it under /proc: Node 20 has no per-thread CPU
+// clock (process.cpuUsage counts every thread). The analysis pool reads its threads' from
+// outside (a thread stuck in a regular expression cannot answer; docs/design.md, "A bound on
+// every analysis"), the pattern check its own (src/rules/thread-cpu.ts). Elsewhere there is
+// none, and each says what it does instead.
 
 /** The kernel's id of the calling thread, or null where /proc does not say it. */
 export function ownThreadId(): number | null {
@@ -29,7 +29,8 @@ export class ThreadCpuClock {
 
   private constructor(
     private readonly fd: number,
-    private readonly source: 'schedstat' | 'stat',
+    /** schedstat counts nanoseconds; stat clock ticks of 10 ms. */
+    readonly source: 'schedstat' | 'stat',
   ) {}
 
   static open(tid: number | null): ThreadCpuClock | null {
