@@ -78,6 +78,33 @@ describe('replicas on PostgreSQL', () => {
   }
 
   const count = async (sql: string) => Number((await db.query(sql)).rows[0]?.n)
+  /** Nothing queued or in processing, no mail pending; the queue and outbox as they stand if that never comes. */
+  const drained = (what: string) =>
+    waitFor(
+      async () =>
+        (await count("SELECT count(*) AS n FROM queue_items WHERE status IN ('queued', 'processing')")) === 0 &&
+        (await count("SELECT count(*) AS n FROM outbox WHERE status = 'pending'")) === 0,
+      180_000,
+      what,
+    ).catch(async (error: unknown) => {
+      const state = await db.query(
+        `SELECT 'queue' AS what, status, count(*)::int AS n FROM queue_items GROUP BY status
+         UNION ALL SELECT 'outbox', status, count(*)::int FROM outbox GROUP BY status`,
+      )
+      throw new Error(`${(error as Error).message}: ${JSON.stringify(state.rows)}`)
+    })
+  /** Each acknowledged alert (its `alert_id`): one event, one report row, sent. */
+  const expectOneReportEach = async (prefix: string, acked: readonly string[]) => {
+    const { rows } = await db.query<{ id: string; events: number; sent: number }>(
+      `SELECT e.alert::jsonb->'labels'->>'alert_id' AS id, count(DISTINCT e.id)::int AS events,
+         count(o.id) FILTER (WHERE o.status = 'sent')::int AS sent
+       FROM events e LEFT JOIN outbox o ON o.event_id = e.id
+       WHERE e.alert::jsonb->'labels'->>'alert_id' LIKE $1 GROUP BY 1`,
+      [`${prefix}-%`],
+    )
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    for (const id of acked) expect(byId.get(id), id).toMatchObject({ events: 1, sent: 1 })
+  }
 
   beforeAll(async () => {
     postgres = await startPostgres()
@@ -168,28 +195,8 @@ describe('replicas on PostgreSQL', () => {
       }
     })
     expect(acked.length).toBeGreaterThan(150)
-    await waitFor(
-      async () =>
-        (await count("SELECT count(*) AS n FROM queue_items WHERE status IN ('queued', 'processing')")) === 0 &&
-        (await count("SELECT count(*) AS n FROM outbox WHERE status = 'pending'")) === 0,
-      180_000,
-      'the storm diagnosed and mailed by the two survivors, the dead replica leases recovered',
-    ).catch(async (error: unknown) => {
-      const state = await db.query(
-        `SELECT 'queue' AS what, status, count(*)::int AS n FROM queue_items GROUP BY status
-         UNION ALL SELECT 'outbox', status, count(*)::int FROM outbox GROUP BY status`,
-      )
-      throw new Error(`${(error as Error).message}: ${JSON.stringify(state.rows)}`)
-    })
-    // Each acknowledged alert: one event, one report row, sent.
-    const { rows } = await db.query<{ id: string; events: number; sent: number }>(
-      `SELECT e.alert::jsonb->'labels'->>'alert_id' AS id, count(DISTINCT e.id)::int AS events,
-         count(o.id) FILTER (WHERE o.status = 'sent')::int AS sent
-       FROM events e LEFT JOIN outbox o ON o.event_id = e.id
-       WHERE e.alert::jsonb->'labels'->>'alert_id' LIKE 'storm-%' GROUP BY 1`,
-    )
-    const byId = new Map(rows.map((row) => [row.id, row]))
-    for (const id of acked) expect(byId.get(id), id).toMatchObject({ events: 1, sent: 1 })
+    await drained('the storm diagnosed and mailed by the two survivors, the dead replica leases recovered')
+    await expectOneReportEach('storm', acked)
     // At the SMTP server: a mail re-sent after a crash mid-send is the same message, never another.
     const stormEvents = new Set(
       (
@@ -291,21 +298,8 @@ describe('replicas on PostgreSQL', () => {
     expect(readiness).toEqual([503, 503, 503])
     expect(refused.every((status) => status === 503)).toBe(true)
     expect(refused.length).toBeGreaterThan(0)
-    await waitFor(
-      async () =>
-        (await count("SELECT count(*) AS n FROM queue_items WHERE status IN ('queued', 'processing')")) === 0 &&
-        (await count("SELECT count(*) AS n FROM outbox WHERE status = 'pending'")) === 0,
-      180_000,
-      'everything acknowledged diagnosed and mailed after the restart',
-    )
-    const { rows } = await db.query<{ id: string; events: number; sent: number }>(
-      `SELECT e.alert::jsonb->'labels'->>'alert_id' AS id, count(DISTINCT e.id)::int AS events,
-         count(o.id) FILTER (WHERE o.status = 'sent')::int AS sent
-       FROM events e LEFT JOIN outbox o ON o.event_id = e.id
-       WHERE e.alert::jsonb->'labels'->>'alert_id' LIKE 'restart-%' GROUP BY 1`,
-    )
-    const byId = new Map(rows.map((row) => [row.id, row]))
-    for (const id of acked) expect(byId.get(id), id).toMatchObject({ events: 1, sent: 1 })
+    await drained('everything acknowledged diagnosed and mailed after the restart')
+    await expectOneReportEach('restart', acked)
     // Every replica is ready again by itself.
     for (const replica of replicas) {
       await waitFor(
