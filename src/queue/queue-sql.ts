@@ -26,8 +26,3 @@ export const queueSql = {
     WHERE status = 'processing' AND locked_until < $1
     RETURNING status`,
 }
-
-/** better-sqlite3 reads numbered parameters as `?n`, bound by an object keyed by number. */
-export const sqliteParameters = (sql: string) => sql.replace(/\$(\d+)/g, '?$1')
-export const numbered = (...values: unknown[]): Record<number, unknown> =>
-  Object.fromEntries(values.map((value, i) => [i + 1, value]))

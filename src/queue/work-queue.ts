@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { numbered, sqliteNumbered } from '../store/sql-parameters.js'
 import type { Db } from '../store/sqlite/database.js'
 import type { Lease } from '../worker/ports.js'
-import { claimSql, numbered, queueSql, sqliteParameters } from './queue-sql.js'
+import { claimSql, queueSql } from './queue-sql.js'
 
 export interface QueueOptions {
   /** How long a claim holds before another worker may take the item over. */
@@ -32,11 +33,11 @@ export class WorkQueue {
       claim: db.prepare<
         [Record<number, unknown>],
         { id: number; event_id: string; attempts: number; available_at: number }
-      >(sqliteParameters(claimSql(''))),
-      renew: db.prepare(sqliteParameters(queueSql.renew)),
-      finish: db.prepare(sqliteParameters(queueSql.finish)),
-      defer: db.prepare(sqliteParameters(queueSql.defer)),
-      expire: db.prepare<[Record<number, unknown>], { status: string }>(sqliteParameters(queueSql.expire)),
+      >(sqliteNumbered(claimSql(''))),
+      renew: db.prepare(sqliteNumbered(queueSql.renew)),
+      finish: db.prepare(sqliteNumbered(queueSql.finish)),
+      defer: db.prepare(sqliteNumbered(queueSql.defer)),
+      expire: db.prepare<[Record<number, unknown>], { status: string }>(sqliteNumbered(queueSql.expire)),
       depth: db.prepare<[], { status: string; items: number }>('SELECT status, items FROM queue_depth'),
     }
   }

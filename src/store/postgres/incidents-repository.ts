@@ -11,17 +11,7 @@ import {
   listWhere,
   takeEvents,
 } from '../incident-views.js'
-
-/** `$name` placeholders as PostgreSQL's `$1`, `$2`, ..., with the values in that order. */
-export function positional(sql: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
-  const order: string[] = []
-  const text = sql.replace(/\$([A-Za-z]\w*)/g, (_, name: string) => {
-    let index = order.indexOf(name)
-    if (index < 0) index = order.push(name) - 1
-    return `$${index + 1}`
-  })
-  return { text, values: order.map((name) => params[name]) }
-}
+import { positional } from '../sql-parameters.js'
 
 /**
  * The incidents API's read side on PostgreSQL: the SQLite adapter's filters, pages and

@@ -9,11 +9,9 @@ import {
 import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
 import { uuidv7 } from '../ids.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
+import { sqliteNamed } from '../sql-parameters.js'
 import type { Db } from './database.js'
 import { DuplicateAnswers } from './duplicate-answers.js'
-
-/** better-sqlite3 names parameters `@name`. */
-const sqlite = (query: string) => query.replaceAll('$', '@')
 
 export type { LedgerNotification }
 
@@ -36,9 +34,9 @@ export class IncidentLedger {
   ) {
     this.answers = DuplicateAnswers.of(db)
     this.s = {
-      atOrAfter: db.prepare<{ identity: string; startsAt: number }, IncidentRow>(sqlite(stateQueries.atOrAfter)),
-      newest: db.prepare<{ identity: string }, IncidentRow>(sqlite(stateQueries.newest)),
-      open: db.prepare<{ identity: string }, IncidentRow>(sqlite(stateQueries.open)),
+      atOrAfter: db.prepare<{ identity: string; startsAt: number }, IncidentRow>(sqliteNamed(stateQueries.atOrAfter)),
+      newest: db.prepare<{ identity: string }, IncidentRow>(sqliteNamed(stateQueries.newest)),
+      open: db.prepare<{ identity: string }, IncidentRow>(sqliteNamed(stateQueries.open)),
       latestEvent: db
         .prepare<[string, string], string>(
           'SELECT id FROM events WHERE incident_id = ? ORDER BY status = ? DESC, received_at DESC, id DESC LIMIT 1',

@@ -10,12 +10,10 @@ import {
   listWhere,
   takeEvents,
 } from '../incident-views.js'
+import { sqliteNamed } from '../sql-parameters.js'
 import type { Db } from './database.js'
 
 export type { EventPage, IncidentFilter }
-
-/** better-sqlite3 names parameters `@name`. */
-const named = (sql: string) => sql.replace(/\$(\w+)/g, '@$1')
 
 /** The read side for people on SQLite: what the service concluded, without reading mail. */
 export class IncidentsRepository implements IncidentsReader {
@@ -23,7 +21,7 @@ export class IncidentsRepository implements IncidentsReader {
 
   list(filter: IncidentFilter) {
     const { where, params } = listWhere(filter)
-    const sql = named(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`)
+    const sql = sqliteNamed(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`)
     return listPage(this.db.prepare<Record<string, unknown>, IncidentRow>(sql).iterate(params), filter.limit)
   }
 
@@ -38,7 +36,7 @@ export class IncidentsRepository implements IncidentsReader {
     if (!row) return undefined
     const rows = this.db
       .prepare<Record<string, unknown>, EventRow>(
-        named(`SELECT id, status, transition, received_at, alert FROM events WHERE incident_id = $id
+        sqliteNamed(`SELECT id, status, transition, received_at, alert FROM events WHERE incident_id = $id
          ${page.after ? eventsAfter : ''} ORDER BY received_at, id LIMIT $limit`),
       )
       .iterate({

@@ -1,6 +1,6 @@
-import { numbered, sqliteParameters } from '../../queue/queue-sql.js'
 import type { WorkQueue } from '../../queue/work-queue.js'
 import type { WorkerStore } from '../../worker/ports.js'
+import { numbered, sqliteNumbered } from '../sql-parameters.js'
 import {
   type IncidentRow,
   insertMailSql,
@@ -28,7 +28,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
     headline: db.prepare(
       'UPDATE incidents SET branch = ?, rule_name = ?, category = ?, classification = ? WHERE id = ?',
     ),
-    insertMail: db.prepare<[Record<number, unknown>]>(sqliteParameters(insertMailSql)),
+    insertMail: db.prepare<[Record<number, unknown>]>(sqliteNumbered(insertMailSql)),
   }
   const commit = db.transaction((input: Parameters<WorkerStore['commit']>[0]): boolean => {
     const { eventId, incidentId, kind, now } = input
