@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -15,7 +15,9 @@ export interface Postgres {
   url: string
   port: number
   dataDir: string
-  /** A new, empty database on this server, and its URL. */
+  /** Its Unix socket's directory: `psql -h <socketDir>` reaches it whatever pg_hba.conf says of TCP. */
+  socketDir: string
+  /** A new, empty database on this server, and its URL (TCP; add `sslmode` for a TLS server). */
   createDatabase(name: string): Promise<string>
   /** `pg_ctl stop -m <mode>`: `immediate` is a crash, as a lost host would be. */
   stop(mode?: 'fast' | 'immediate'): void
@@ -38,12 +40,20 @@ function asPostgres(tool: string, args: string[], options: { check?: boolean } =
   return result
 }
 
+export interface PostgresOptions {
+  /**
+   * Serve TLS with this certificate (PEM files) and refuse TCP connections without it
+   * (`hostssl` only in pg_hba.conf), as a production server reached over a network would.
+   */
+  tls?: { certFile: string; keyFile: string }
+}
+
 /**
  * Debian's PostgreSQL 15 in a temporary directory on a free loopback port, started by the
  * test itself (installed first when missing and run as root), trust authentication on
  * loopback only, torn down by `close`. `fsync` stays on: the durability tests mean it.
  */
-export async function startPostgres(): Promise<Postgres> {
+export async function startPostgres(serverOptions: PostgresOptions = {}): Promise<Postgres> {
   realPackageFile(join(bin, 'initdb'), 'postgresql')
   const parent = mkdtempSync(join(tmpdir(), 'diag-pg-'))
   // The temporary folders above are root's, 0700: the postgres user must reach its own.
@@ -60,12 +70,14 @@ export async function startPostgres(): Promise<Postgres> {
   }
   asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'])
   const port = await freePort()
+  const tlsOptions = serverOptions.tls ? serveTls(dataDir, serverOptions.tls) : []
   const options = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
     `-c unix_socket_directories=${socketDir}`,
     '-c max_connections=200',
     '-c shared_buffers=64MB',
+    ...tlsOptions,
   ].join(' ')
   const logFile = join(socketDir, 'postgres.log')
   const start = () => {
@@ -81,8 +93,10 @@ export async function startPostgres(): Promise<Postgres> {
     url,
     port,
     dataDir,
+    socketDir,
     async createDatabase(name) {
-      const client = new pg.Client({ connectionString: url })
+      // Over the socket: a server that takes TCP only over TLS still takes this.
+      const client = new pg.Client({ host: socketDir, port, user: 'postgres', database: 'postgres' })
       await client.connect()
       try {
         await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`)
@@ -100,6 +114,26 @@ export async function startPostgres(): Promise<Postgres> {
       rmSync(parent, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * The server's certificate and key in its data directory (the key the postgres user's,
+ * 0600, or PostgreSQL refuses it), and a pg_hba.conf that takes TCP only over TLS.
+ */
+function serveTls(dataDir: string, tls: { certFile: string; keyFile: string }): string[] {
+  const certFile = join(dataDir, 'server.crt')
+  const keyFile = join(dataDir, 'server.key')
+  copyFileSync(tls.certFile, certFile)
+  copyFileSync(tls.keyFile, keyFile)
+  const hbaFile = join(dataDir, 'pg_hba.conf')
+  writeFileSync(hbaFile, 'local all all trust\nhostssl all all 127.0.0.1/32 trust\n')
+  chmodSync(keyFile, 0o600)
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+    for (const file of [certFile, keyFile, hbaFile]) chownSync(file, uid, gid)
+  }
+  return ['-c ssl=on', `-c ssl_cert_file=${certFile}`, `-c ssl_key_file=${keyFile}`]
 }
 
 /**
