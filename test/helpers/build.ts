@@ -19,10 +19,12 @@ export interface TestService {
     path: string,
     options?: Omit<RequestOptions, 'ca' | 'method'> & { json?: unknown },
   ): Promise<HttpResponse>
-  count(table: 'events' | 'incidents' | 'queue_items'): number
+  /** The rows of a table, on either storage. */
+  count(table: 'events' | 'incidents' | 'queue_items' | 'rules' | 'outbox'): Promise<number>
   /**
    * Rows of a query on the service's storage, whichever it is (`?` placeholders): what a
-   * test reads to check the service, on SQLite and on PostgreSQL alike.
+   * test reads to check the service, on SQLite and on PostgreSQL alike. A statement that
+   * returns no rows (an UPDATE that ages a record) gives none.
    */
   rows(sql: string, ...params: unknown[]): Promise<Array<Record<string, unknown>>>
   close(): Promise<void>
@@ -59,6 +61,21 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
   const service = await startService(config)
   const ca = readFileSync(service.generatedCaFile ?? join(dataDir, 'tls', 'ca.pem'))
   let closed = false
+  const rows: TestService['rows'] = async (sql, ...params) => {
+    if (!database) {
+      const statement = service.db.prepare(sql)
+      if (statement.reader) return statement.all(...params) as Array<Record<string, unknown>>
+      statement.run(...params)
+      return []
+    }
+    let n = 0
+    return (
+      await database.pool.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      )
+    ).rows
+  }
   return {
     service,
     dataDir,
@@ -78,19 +95,11 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
         ...(body === undefined ? {} : { body }),
       })
     },
-    count(table) {
-      return Number(service.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get())
+    async count(table) {
+      const [row] = await rows(`SELECT count(*) AS n FROM ${table}`)
+      return Number(row?.n)
     },
-    async rows(sql, ...params) {
-      if (!database) return service.db.prepare(sql).all(...params) as Array<Record<string, unknown>>
-      let n = 0
-      return (
-        await database.pool.query(
-          sql.replace(/\?/g, () => `$${++n}`),
-          params,
-        )
-      ).rows
-    },
+    rows,
     async close() {
       if (closed) return
       closed = true

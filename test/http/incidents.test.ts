@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IncidentsRepository } from '../../src/store/sqlite/incidents-repository.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { scrapeUntil } from '../helpers/metrics.js'
@@ -18,14 +17,10 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
       webhook([alert({ id: 'inc0002', startsAt: '2026-11-22T04:57:30.000Z' }, { appserver_instance: 'app-02' })]),
     )
     await post(webhook([alert({ id: 'inc0003' }, { appserver_instance: 'app-99' })]))
-    const diagnosed = () =>
-      t.service.db.prepare("SELECT count(*) FROM outbox WHERE status = 'sent'").pluck().get() === 3
+    const diagnosed = async () => (await t.rows("SELECT id FROM outbox WHERE status = 'sent'")).length === 3
     await waitFor(diagnosed, 20_000, 'three diagnoses delivered')
     const byInstance: Record<string, string> = { 'app-01': 'inc0001', 'app-02': 'inc0002', 'app-99': 'inc0003' }
-    for (const row of t.service.db.prepare('SELECT id, instance FROM incidents').all() as Array<{
-      id: string
-      instance: string
-    }>) {
+    for (const row of (await t.rows('SELECT id, instance FROM incidents')) as Array<{ id: string; instance: string }>) {
       ids[byInstance[row.instance] as string] = row.id
     }
   })
@@ -120,7 +115,7 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
       ],
     })
     // The response schema drops nothing the repository gives.
-    const { nextEvents, ...stored } = new IncidentsRepository(t.service.db).get(ids.inc0002 as string) ?? {}
+    const { nextEvents, ...stored } = (await t.service.storage.incidents.get(ids.inc0002 as string)) ?? {}
     expect(nextEvents).toBeNull()
     expect(body).toEqual({ ...JSON.parse(JSON.stringify(stored)), nextEventsCursor: null })
   })
@@ -157,15 +152,14 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
   })
 
   it('prunes old events with everything they produced, never rules', async () => {
-    const db = t.service.db
-    const rulesBefore = db.prepare('SELECT count(*) FROM rules').pluck().get()
-    db.prepare('UPDATE events SET received_at = 0 WHERE incident_id = ?').run(ids.inc0003)
-    db.prepare('UPDATE incidents SET last_heard_at = 0 WHERE id = ?').run(ids.inc0003)
-    expect(t.service.housekeeping.runOnce()).toBe(2) // the event and its incident
-    expect(db.prepare('SELECT count(*) FROM incidents WHERE id = ?').pluck().get(ids.inc0003)).toBe(0)
-    expect(db.prepare('SELECT count(*) FROM events WHERE incident_id = ?').pluck().get(ids.inc0003)).toBe(0)
-    expect(db.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3)
-    expect(db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(rulesBefore)
+    const rulesBefore = await t.count('rules')
+    await t.rows('UPDATE events SET received_at = 0 WHERE incident_id = ?', ids.inc0003)
+    await t.rows('UPDATE incidents SET last_heard_at = 0 WHERE id = ?', ids.inc0003)
+    expect(await t.service.housekeeping.runOnce()).toBe(2) // the event and its incident
+    expect(await t.rows('SELECT id FROM incidents WHERE id = ?', ids.inc0003)).toEqual([])
+    expect(await t.rows('SELECT id FROM events WHERE incident_id = ?', ids.inc0003)).toEqual([])
+    expect(await t.count('outbox')).toBe(3)
+    expect(await t.count('rules')).toBe(rulesBefore)
     const metrics = await scrapeUntil(
       async () => (await t.call('GET', '/metrics')).text,
       /^diagnostic_records_pruned_total 2$/m,
@@ -179,10 +173,10 @@ describe('housekeeping with events still waiting', () => {
     const t = await build({ DIAG_WORKER: 'off' })
     try {
       await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id: 'wait0001' })]) })
-      t.service.db.prepare('UPDATE events SET received_at = 0').run()
-      t.service.db.prepare('UPDATE incidents SET last_heard_at = 0').run()
-      expect(t.service.housekeeping.runOnce()).toBe(0)
-      expect(t.count('events')).toBe(1)
+      await t.rows('UPDATE events SET received_at = 0')
+      await t.rows('UPDATE incidents SET last_heard_at = 0')
+      expect(await t.service.housekeeping.runOnce()).toBe(0)
+      expect(await t.count('events')).toBe(1)
     } finally {
       await t.close()
     }
@@ -209,17 +203,18 @@ describe('an incident with many events (docs/api.md, "One incident")', () => {
       await post('firing', 2 * n)
       await post('resolved', 2 * n + 1)
     }
-    incidentId = t.service.db.prepare('SELECT id FROM incidents').pluck().get() as string
+    incidentId = String((await t.rows('SELECT id FROM incidents'))[0]?.id)
   }, 60_000)
   afterAll(() => t.close())
 
-  const stored = () =>
-    t.service.db
-      .prepare('SELECT id, transition, alert FROM events WHERE incident_id = ? ORDER BY received_at, id')
-      .all(incidentId) as Array<{ id: string; transition: string; alert: string }>
+  const stored = async () =>
+    (await t.rows(
+      'SELECT id, transition, alert FROM events WHERE incident_id = ? ORDER BY received_at, id',
+      incidentId,
+    )) as Array<{ id: string; transition: string; alert: string }>
 
   it('pages the events within the byte budget, each event exactly once and as stored', async () => {
-    expect(stored()).toHaveLength(2 * cycles)
+    expect(await stored()).toHaveLength(2 * cycles)
     const seen: Array<{ id: string; transition: string; alert: { annotations: { summary: string } } }> = []
     let cursor: string | null = null
     let pages = 0
@@ -235,7 +230,7 @@ describe('an incident with many events (docs/api.md, "One incident")', () => {
       pages++
     } while (cursor)
     expect(pages).toBeGreaterThan(1)
-    const rows = stored()
+    const rows = await stored()
     expect(seen.map((e) => e.id)).toEqual(rows.map((r) => r.id))
     expect(seen.map((e) => e.transition)).toEqual(rows.map((r) => r.transition))
     expect(seen.map((e) => e.alert.annotations.summary)).toEqual(rows.map((_, n) => `notification ${n}`))
@@ -249,7 +244,7 @@ describe('an incident with many events (docs/api.md, "One incident")', () => {
     const second = (
       await t.call('GET', `${path}/${incidentId}?eventsLimit=7&eventsCursor=${first.nextEventsCursor}`)
     ).json()
-    expect(second.events[0].id).toBe(stored()[7]?.id)
+    expect(second.events[0].id).toBe((await stored())[7]?.id)
     const byDefault = (await t.call('GET', `${path}/${incidentId}`)).json()
     expect(byDefault.events.length).toBeLessThanOrEqual(50)
     expect(byDefault.nextEventsCursor).toEqual(expect.any(String))

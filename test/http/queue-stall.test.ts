@@ -34,7 +34,7 @@ describe('readiness while the queue is full and not draining', () => {
     expect(refused.json().error).toBe('queue_full')
     expect((await t.call('GET', '/api/v1/rules')).status).toBe(200)
 
-    t.service.db.prepare("UPDATE queue_items SET status = 'done' WHERE id = (SELECT min(id) FROM queue_items)").run()
+    await t.rows("UPDATE queue_items SET status = 'done' WHERE id = (SELECT min(id) FROM queue_items)")
     await scrapeUntil(ready, /^200 \{"status":"UP"\}$/)
   })
 })

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
@@ -15,14 +15,18 @@ describe('retention of occurrences still heard', () => {
     expect(res.status).toBe(202)
     return res.json().events[0] as { incidentId: string; eventId: string; duplicate: boolean }
   }
-  const outbox = () => readdirSync(join(t.dataDir, 'outbox')).filter((name) => name.endsWith('.eml'))
+  // The file outbox's directory appears with its first mail.
+  const outbox = () =>
+    existsSync(join(t.dataDir, 'outbox'))
+      ? readdirSync(join(t.dataDir, 'outbox')).filter((name) => name.endsWith('.eml'))
+      : []
   // Everything the service stored of the incident, made as old as the retention's cut.
-  const age = (incidentId: string) => {
-    t.service.db.prepare('UPDATE events SET received_at = 0 WHERE incident_id = ?').run(incidentId)
-    t.service.db.prepare('UPDATE incidents SET opened_at = 0, last_heard_at = 0 WHERE id = ?').run(incidentId)
+  const age = async (incidentId: string) => {
+    await t.rows('UPDATE events SET received_at = 0 WHERE incident_id = ?', incidentId)
+    await t.rows('UPDATE incidents SET opened_at = 0, last_heard_at = 0 WHERE id = ?', incidentId)
   }
-  const exists = (incidentId: string) =>
-    t.service.db.prepare('SELECT count(*) FROM incidents WHERE id = ?').pluck().get(incidentId) === 1
+  const exists = async (incidentId: string) =>
+    (await t.rows('SELECT id FROM incidents WHERE id = ?', incidentId)).length === 1
 
   beforeAll(async () => {
     t = await build()
@@ -33,28 +37,31 @@ describe('retention of occurrences still heard', () => {
     const alive = await post(webhook([alert({ id: 'alive' })]))
     const silent = await post(webhook([alert({ id: 'silent' })]))
     await waitFor(() => outbox().length === 2, 20_000, 'two reports written to the file outbox')
-    age(alive.incidentId)
-    age(silent.incidentId)
+    await age(alive.incidentId)
+    await age(silent.incidentId)
     // Alertmanager's repeat of the firing alert: answered without a write.
     const repeat = await post(webhook([alert({ id: 'alive' })]))
     expect(repeat).toMatchObject({ duplicate: true, incidentId: alive.incidentId })
 
-    expect(t.service.housekeeping.runOnce()).toBe(2) // the silent one's event and incident
-    expect(exists(alive.incidentId)).toBe(true)
-    expect(exists(silent.incidentId)).toBe(false)
+    expect(await t.service.housekeeping.runOnce()).toBe(2) // the silent one's event and incident
+    expect(await exists(alive.incidentId)).toBe(true)
+    expect(await exists(silent.incidentId)).toBe(false)
     expect(outbox()).toEqual([`${alive.eventId}-diagnosis.eml`])
     // The repeat was written as a hearing: the occurrence is as recent as the repeat.
-    const heard = t.service.db.prepare('SELECT last_heard_at FROM incidents WHERE id = ?').pluck().get(alive.incidentId)
-    expect(heard as number).toBeGreaterThan(0)
+    const [{ last_heard_at: heard }] = (await t.rows(
+      'SELECT last_heard_at FROM incidents WHERE id = ?',
+      alive.incidentId,
+    )) as [{ last_heard_at: number }]
+    expect(heard).toBeGreaterThan(0)
   })
 
   it('prunes an ended occurrence once it was last heard before the cut', async () => {
     const fired = await post(webhook([alert({ id: 'ended' })]))
     await post(webhook([alert({ id: 'ended', status: 'resolved', endsAt: new Date().toISOString() })]))
     await waitFor(() => outbox().some((name) => name.endsWith('-recovery.eml')), 20_000, 'the recovery written')
-    age(fired.incidentId)
-    expect(t.service.housekeeping.runOnce()).toBe(3) // two events and the incident
-    expect(exists(fired.incidentId)).toBe(false)
+    await age(fired.incidentId)
+    expect(await t.service.housekeeping.runOnce()).toBe(3) // two events and the incident
+    expect(await exists(fired.incidentId)).toBe(false)
     expect(outbox().some((name) => name.startsWith(fired.eventId))).toBe(false)
   })
 })

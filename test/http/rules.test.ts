@@ -34,10 +34,10 @@ function expectError(res: { status: number; json: () => any }, status: number, c
 
 describe('rules API (spec, D19, D20)', () => {
   let t: TestService
-  let stored: () => Array<Record<string, unknown>>
+  let stored: () => Promise<Array<Record<string, unknown>>>
   beforeAll(async () => {
     t = await build()
-    stored = () => t.service.db.prepare('SELECT * FROM rules ORDER BY id').all() as Array<Record<string, unknown>>
+    stored = () => t.rows('SELECT * FROM rules ORDER BY id')
   })
   afterAll(() => t.close())
 
@@ -135,7 +135,7 @@ describe('rules API (spec, D19, D20)', () => {
       })
       expectError(res, 401, 'unauthorized')
     }
-    expect(stored()).toHaveLength(10)
+    expect(await stored()).toHaveLength(10)
   })
 
   it('registers a rule: 201 with the full record, stored, and live before the response', async () => {
@@ -152,8 +152,8 @@ describe('rules API (spec, D19, D20)', () => {
       createdBy: 'default',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     })
-    expect(stored()).toHaveLength(11)
-    expect(stored()[10]).toMatchObject({ branch: 'TD-19', principal: 'default', created_by: 'default' })
+    expect(await stored()).toHaveLength(11)
+    expect((await stored())[10]).toMatchObject({ branch: 'TD-19', principal: 'default', created_by: 'default' })
     expect((await t.call('GET', `${path}/TD-19`)).json()).toEqual(rule)
 
     // Hot-added: the very next diagnosis uses it.
@@ -192,7 +192,7 @@ describe('rules API (spec, D19, D20)', () => {
       confidence: 'medium',
       createdBy: 'default',
     })
-    expect(stored().at(-1)).toMatchObject({ principal: 'default', created_by: 'default', rule_id: null })
+    expect((await stored()).at(-1)).toMatchObject({ principal: 'default', created_by: 'default', rule_id: null })
   })
 
   it('stores a priority of its own and shows it', async () => {
@@ -201,7 +201,7 @@ describe('rules API (spec, D19, D20)', () => {
     })
     expect(res.status).toBe(201)
     expect(res.json()).toMatchObject({ branch: 'OPS-02', priority: 70 })
-    expect(stored().at(-1)).toMatchObject({ branch: 'OPS-02', priority: 70 })
+    expect((await stored()).at(-1)).toMatchObject({ branch: 'OPS-02', priority: 70 })
     expect((await t.call('GET', `${path}/OPS-02`)).json()).toMatchObject({ priority: 70 })
   })
 
@@ -235,11 +235,11 @@ describe('rules API (spec, D19, D20)', () => {
     ['a fractional priority', validRule({ branch: 'TD-20', priority: 1.5 }), '/priority'],
     ['a priority as text', validRule({ branch: 'TD-20', priority: 'high' }), '/priority'],
   ])('answers 400 invalid_rule_schema for %s and stores nothing', async (_name, body, detailPath) => {
-    const before = stored()
+    const before = await stored()
     const res = await t.call('POST', path, { json: JSON.parse(JSON.stringify(body)) })
     const error = expectError(res, 400, 'invalid_rule_schema')
     expect(error.details.map((d: { path: string }) => d.path)).toContain(detailPath)
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
   it.each([
@@ -247,13 +247,13 @@ describe('rules API (spec, D19, D20)', () => {
     ['malformed JSON', '{"branch": "TD-20",'],
     ['an empty body', ''],
   ])('answers 400 invalid_rule_schema for %s and stores nothing', async (_name, body) => {
-    const before = stored()
+    const before = await stored()
     expectError(
       await t.call('POST', path, { body, headers: { 'content-type': 'application/json' } }),
       400,
       'invalid_rule_schema',
     )
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
   it.each([
@@ -289,7 +289,7 @@ describe('rules API (spec, D19, D20)', () => {
   ])(
     'answers 409 for %s, naming the rule it conflicts with, and stores nothing',
     async (_name, overrides, code, branch) => {
-      const before = stored()
+      const before = await stored()
       for (const query of ['?dryRun=true', '']) {
         const body = expectError(await t.call('POST', `${path}${query}`, { json: validRule(overrides) }), 409, code)
         expect(body.conflictingRule).toEqual({
@@ -299,12 +299,12 @@ describe('rules API (spec, D19, D20)', () => {
         })
         expect(body.message).toContain(`(${body.conflictingRule.branch} ${body.conflictingRule.ruleName})`)
       }
-      expect(stored()).toEqual(before)
+      expect(await stored()).toEqual(before)
     },
   )
 
   it('checks a rule without storing it on ?dryRun=true', async () => {
-    const before = stored()
+    const before = await stored()
     const res = await t.call('POST', `${path}?dryRun=true`, {
       json: validRule({
         branch: 'TD-27',
@@ -319,11 +319,11 @@ describe('rules API (spec, D19, D20)', () => {
       status: 'valid',
       rule: { branch: 'TD-27', ruleName: 'DryRunCheck', classification: 'probable_cause', confidence: 'medium' },
     })
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
     const unsafe = validRule({ branch: 'TD-27', ruleName: 'DryRunCheck', pattern: '/(a+)+$/' })
     expectError(await t.call('POST', `${path}?dryRun=true`, { json: unsafe }), 400, 'unsafe_regex_pattern')
     expectError(await t.call('POST', `${path}?dryRun=yes`, { json: validRule() }), 400, 'invalid_query_parameter')
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
   it.each([
@@ -338,7 +338,7 @@ describe('rules API (spec, D19, D20)', () => {
   ])(
     'answers 400 unsafe_regex_pattern for %s, naming the rule, the pattern and why, and stores nothing',
     async (_name, pattern, reason) => {
-      const before = stored()
+      const before = await stored()
       const body = expectError(
         await t.call('POST', path, { json: validRule({ branch: 'TD-21', ruleName: 'Unsafe', pattern }) }),
         400,
@@ -347,7 +347,7 @@ describe('rules API (spec, D19, D20)', () => {
       expect(body.message).toContain(`The pattern ${pattern} of rule TD-21 (Unsafe) is unsafe to run over log text: `)
       expect(body.details).toEqual([{ path: '/pattern', message: expect.stringMatching(reason) }])
       expect(body.message).toContain(body.details[0].message)
-      expect(stored()).toEqual(before)
+      expect(await stored()).toEqual(before)
     },
   )
 
@@ -359,7 +359,7 @@ describe('rules API (spec, D19, D20)', () => {
       undecided: true,
       reason: 'recheck did not finish its proof within 3000 ms (the host may be busy); try again',
     })
-    const before = stored()
+    const before = await stored()
     const rule = validRule({ branch: 'TD-23', ruleName: 'SlowToProve', pattern: '/SlowToProve [0-9]{1,4}/' })
     const res = await t.call('POST', path, { json: rule })
     const body = expectError(res, 503, 'pattern_check_unavailable')
@@ -367,29 +367,29 @@ describe('rules API (spec, D19, D20)', () => {
     expect(body.message).toBe(
       'The safety of the pattern /SlowToProve [0-9]{1,4}/ of rule TD-23 (SlowToProve) could not be decided now: recheck did not finish its proof within 3000 ms (the host may be busy); try again.',
     )
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
     // Trying again later is the remedy.
     vi.restoreAllMocks()
     expect((await t.call('POST', path, { json: rule })).status).toBe(201)
   })
 
   it('answers 413 for a body over 64 KiB, with Content-Length or chunked, and stores nothing', async () => {
-    const before = stored()
+    const before = await stored()
     const big = JSON.stringify(validRule({ branch: 'TD-22', ruleName: 'Big', assessment: 'x'.repeat(70 * 1024) }))
     const headers = { 'content-type': 'application/json' }
     expectError(await t.call('POST', path, { body: big, headers }), 413, 'payload_too_large')
     expectError(await t.call('POST', path, { body: big, headers, chunked: true }), 413, 'payload_too_large')
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
   it('answers 415 for a body that is not JSON, and stores nothing', async () => {
-    const before = stored()
+    const before = await stored()
     const res = await t.call('POST', path, {
       body: JSON.stringify(validRule({ branch: 'TD-23' })),
       headers: { 'content-type': 'text/plain' },
     })
     expectError(res, 415, 'unsupported_media_type')
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
   it.each([
@@ -401,18 +401,17 @@ describe('rules API (spec, D19, D20)', () => {
     ['DELETE', `${path}/TD-01`],
     ['DELETE', `${path}/1/anything`],
   ])('answers %s %s with 405 and Allow, before authentication, changing nothing', async (method, url) => {
-    const before = stored()
+    const before = await stored()
     const res = await t.call(method, url, { json: { ruleName: 'Changed' }, headers: { authorization: '' } })
     expectError(res, 405, 'method_not_allowed')
     expect(res.headers.allow).toBe(url === path ? 'GET, POST' : 'GET')
-    expect(stored()).toEqual(before)
+    expect(await stored()).toEqual(before)
   })
 
-  it('refuses UPDATE and DELETE on the rules table itself (append-only triggers)', () => {
-    const db = t.service.db
-    expect(() => db.prepare("UPDATE rules SET pattern = 'x' WHERE id = 1").run()).toThrow(/append-only/)
-    expect(() => db.prepare('DELETE FROM rules WHERE id = 1').run()).toThrow(/append-only/)
-    expect(stored()[0]).toMatchObject({ id: 1, branch: 'TD-09' })
+  it('refuses UPDATE and DELETE on the rules table itself (append-only triggers)', async () => {
+    await expect(t.rows("UPDATE rules SET pattern = 'x' WHERE id = 1")).rejects.toThrow(/append-only/)
+    await expect(t.rows('DELETE FROM rules WHERE id = 1')).rejects.toThrow(/append-only/)
+    expect((await stored())[0]).toMatchObject({ id: 1, branch: 'TD-09' })
   })
 
   it('serializes concurrent registrations: of two rules with one branch, exactly one is stored', async () => {
@@ -421,7 +420,7 @@ describe('rules API (spec, D19, D20)', () => {
       t.call('POST', path, { json: validRule({ branch: 'TD-30', ruleName: 'RaceTwo', pattern: 'race two happened' }) }),
     ])
     expect([a.status, b.status].sort()).toEqual([201, 409])
-    expect(stored().filter((r) => r.branch === 'TD-30')).toHaveLength(1)
+    expect((await stored()).filter((r) => r.branch === 'TD-30')).toHaveLength(1)
   })
 })
 
@@ -437,7 +436,7 @@ describe('the cap on custom rules', () => {
       const res = await t.call('POST', path, { json: rule(3) })
       expectError(res, 409, 'rule_limit_reached')
       expect(res.json().message).toContain('maximum of 12 custom rules')
-      expect(t.service.db.prepare('SELECT count(*) FROM rules').pluck().get()).toBe(12)
+      expect(await t.count('rules')).toBe(12)
     } finally {
       await t.close()
     }

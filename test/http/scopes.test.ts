@@ -47,16 +47,16 @@ describe('token scopes', () => {
   })
 
   const as = (who: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[who]}` } })
-  const rules = () => Number(t.service.db.prepare('SELECT count(*) FROM rules').pluck().get())
+  const rules = () => t.count('rules')
   const forbidden = (res: { status: number; json: () => any }, scope: string) => {
     expect(res.status).toBe(403)
     expect(res.json()).toEqual({ error: 'forbidden', message: `This token does not have the ${scope} scope.` })
   }
 
   it('lets a webhook-only token post alerts and nothing else', async () => {
-    const before = rules()
+    const before = await rules()
     forbidden(await t.call('POST', '/api/v1/rules', { ...as('alertmanager'), json: rule('AM-01') }), 'rules:write')
-    expect(rules()).toBe(before)
+    expect(await rules()).toBe(before)
     forbidden(await t.call('GET', '/api/v1/rules', as('alertmanager')), 'read')
     forbidden(await t.call('GET', '/api/v1/incidents', as('alertmanager')), 'read')
     const posted = await t.call('POST', '/api/v1/alerts/alertmanager', {
@@ -67,7 +67,7 @@ describe('token scopes', () => {
   })
 
   it('lets a read token read and nothing else', async () => {
-    const events = t.count('events')
+    const events = await t.count('events')
     forbidden(
       await t.call('POST', '/api/v1/alerts/alertmanager', {
         ...as('viewer'),
@@ -75,7 +75,7 @@ describe('token scopes', () => {
       }),
       'webhook',
     )
-    expect(t.count('events')).toBe(events)
+    expect(await t.count('events')).toBe(events)
     forbidden(await t.call('POST', '/api/v1/rules', { ...as('viewer'), json: rule('RO-01') }), 'rules:write')
     expect((await t.call('GET', '/api/v1/rules', as('viewer'))).status).toBe(200)
     expect((await t.call('GET', '/api/v1/incidents', as('viewer'))).status).toBe(200)

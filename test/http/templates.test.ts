@@ -24,7 +24,7 @@ describe('report templates (D23)', () => {
       expect(ready.json()).toEqual({ status: 'DOWN', reason: 'startup_failed' })
       const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert()]) })
       expect(res.status).toBe(503)
-      expect(t.count('events')).toBe(0)
+      expect(await t.count('events')).toBe(0)
     } finally {
       await t.close()
     }

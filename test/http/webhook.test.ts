@@ -30,10 +30,14 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   })
   afterAll(() => t.close())
 
-  const counts = () => ({ events: t.count('events'), incidents: t.count('incidents'), queue: t.count('queue_items') })
+  const counts = async () => ({
+    events: await t.count('events'),
+    incidents: await t.count('incidents'),
+    queue: await t.count('queue_items'),
+  })
 
   it('answers 202 with the body of the spec after storing event, incident and queue item', async () => {
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, { json: webhook([alert({ id: 'aa01' })]) })
     expect(res.status).toBe(202)
     const body = res.json()
@@ -48,12 +52,12 @@ describe('POST /api/v1/alerts/alertmanager', () => {
         incidentId: expect.any(String),
       },
     ])
-    expect(counts()).toEqual({
+    expect(await counts()).toEqual({
       events: before.events + 1,
       incidents: before.incidents + 1,
       queue: before.queue + 1,
     })
-    const row = t.service.db.prepare('SELECT * FROM events WHERE id = ?').get(body.events[0].eventId) as any
+    const [row] = (await t.rows('SELECT * FROM events WHERE id = ?', body.events[0].eventId)) as any[]
     expect(row).toMatchObject({ status: 'firing', instance: 'app-01', principal: 'default' })
     expect(row.identity).toMatch(/^[0-9a-f]{64}$/)
     expect(JSON.parse(row.alert).annotations.summary).toBe('Health check failing')
@@ -62,16 +66,16 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   it('answers a duplicate with 202 and stores nothing twice (D11)', async () => {
     const payload = webhook([alert({ id: 'dup01' })])
     const first = (await t.call('POST', path, { json: payload })).json()
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, { json: payload })
     expect(res.status).toBe(202)
     expect(res.json()).toMatchObject({ received: 1, queued: 0, duplicates: 1 })
     expect(res.json().events[0]).toEqual({ ...first.events[0], duplicate: true, transition: 'duplicate' })
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   it('splits a payload into one event per alert, applied in order', async () => {
-    const before = counts()
+    const before = await counts()
     const firing = alert({}, { appserver_instance: 'app-02' })
     const res = await t.call('POST', path, {
       json: webhook([firing, alert({ status: 'resolved' }, { appserver_instance: 'app-02' }), firing]),
@@ -84,7 +88,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     expect(body.events.map((e: { transition: string }) => e.transition)).toEqual(['opened', 'resolved', 'refired'])
     expect(new Set(body.events.map((e: { fingerprint: string }) => e.fingerprint)).size).toBe(1)
     expect(new Set(body.events.map((e: { incidentId: string }) => e.incidentId)).size).toBe(1)
-    expect(counts().events).toBe(before.events + 3)
+    expect((await counts()).events).toBe(before.events + 3)
     const again = (await t.call('POST', path, { json: webhook([firing, firing]) })).json()
     expect(again).toMatchObject({ received: 2, queued: 0, duplicates: 2 })
   })
@@ -108,11 +112,11 @@ describe('POST /api/v1/alerts/alertmanager', () => {
   it.each(requiredLabels)('answers 400 invalid_alert_payload without label %s and stores nothing', async (label) => {
     const bad = alert({ id: `missing-${label}` })
     delete (bad.labels as Record<string, string>)[label]
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, { json: webhook([alert({ id: 'ok-sibling' }), bad]) })
     const body = expectError(res, 400, 'invalid_alert_payload')
     expect(body.details).toContainEqual({ path: `/alerts/1/labels/${label}`, message: expect.any(String) })
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   it.each([
@@ -124,10 +128,10 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     ['a bad startsAt', JSON.stringify(webhook([alert({ startsAt: 'yesterday' })])), 'application/json'],
     ['no alerts', JSON.stringify(webhook([])), 'application/json'],
   ])('answers 400 invalid_alert_payload for %s and stores nothing', async (_name, body, type) => {
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, { body, headers: { 'content-type': type } })
     expectError(res, 400, 'invalid_alert_payload')
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   // Repeated bodies are parsed and validated once (src/http/alerts/repeated-bodies.ts): a
@@ -140,7 +144,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
       `{"constructor": {"prototype": {"admin": true}}, ${JSON.stringify(webhook([alert()])).slice(1)}`,
     ],
   ])('answers a repeated body with %s 400 each time, with the same details', async (_name, body) => {
-    const before = counts()
+    const before = await counts()
     const answers = []
     for (let i = 0; i < 3; i++) {
       const res = await t.call('POST', path, { body, headers: { 'content-type': 'application/json' } })
@@ -148,7 +152,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     }
     expect(answers[1]).toEqual(answers[0])
     expect(answers[2]).toEqual(answers[0])
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   it.each([
@@ -157,14 +161,14 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     ['a Basic scheme', { authorization: `Basic ${Buffer.from(`x:${testToken}`).toString('base64')}` }],
     ['an empty bearer', { authorization: 'Bearer ' }],
   ])('answers 401 unauthorized for %s, with WWW-Authenticate, and stores nothing', async (_name, headers) => {
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, {
       json: webhook([alert({ id: 'unauth' })]),
       headers: { authorization: '', ...headers },
     })
     expectError(res, 401, 'unauthorized')
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/)
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   it('answers 413 for a body over 256 KiB, with Content-Length or chunked, and stores nothing', async () => {
@@ -174,7 +178,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     )
     expect(Buffer.byteLength(big)).toBeLessThan(256 * 1024)
     expect(Buffer.byteLength(padded)).toBeGreaterThan(256 * 1024)
-    const before = counts()
+    const before = await counts()
     const plain = await t.call('POST', path, { body: padded, headers: { 'content-type': 'application/json' } })
     expectError(plain, 413, 'payload_too_large')
     const chunked = await t.call('POST', path, {
@@ -183,7 +187,7 @@ describe('POST /api/v1/alerts/alertmanager', () => {
       headers: { 'content-type': 'application/json' },
     })
     expectError(chunked, 413, 'payload_too_large')
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
     // Just under the limit, chunked, is fine.
     const ok = await t.call('POST', path, { body: big, chunked: true, headers: { 'content-type': 'application/json' } })
     expect(ok.status).toBe(202)
@@ -194,10 +198,10 @@ describe('POST /api/v1/alerts/alertmanager', () => {
     ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }],
     ['no Content-Type', {}],
   ])('answers 415 unsupported_media_type for %s and stores nothing', async (_name, headers) => {
-    const before = counts()
+    const before = await counts()
     const res = await t.call('POST', path, { body: JSON.stringify(webhook([alert({ id: 'mt' })])), headers })
     expectError(res, 415, 'unsupported_media_type')
-    expect(counts()).toEqual(before)
+    expect(await counts()).toEqual(before)
   })
 
   it('accepts application/json with a charset parameter', async () => {
@@ -241,21 +245,19 @@ describe('authentication with a tokens file (D5)', () => {
         headers: { authorization: `Bearer ${token}` },
       })
       expect(res.status).toBe(202)
-      const row = t.service.db
-        .prepare('SELECT principal FROM events WHERE id = ?')
-        .get(res.json().events[0].eventId) as any
+      const [row] = (await t.rows('SELECT principal FROM events WHERE id = ?', res.json().events[0].eventId)) as any[]
       expect(row.principal).toBe(name)
     }
   })
 
   it('answers 401 for an expired token and stores nothing', async () => {
-    const before = t.count('events')
+    const before = await t.count('events')
     const res = await t.call('POST', path, {
       json: webhook([alert({ id: 'expired' })]),
       headers: { authorization: 'Bearer retired-token-00000001' },
     })
     expectError(res, 401, 'unauthorized')
-    expect(t.count('events')).toBe(before)
+    expect(await t.count('events')).toBe(before)
   })
 })
 
@@ -269,13 +271,13 @@ describe('back-pressure and rate limits (D9)', () => {
         json: webhook([alert({ id: 'q2' }), alert({ id: 'q3' }), alert({ id: 'q4' })]),
       })
       expect(many.status).toBe(202)
-      expect(t.count('queue_items')).toBe(4)
+      expect(await t.count('queue_items')).toBe(4)
       const res = await t.call('POST', path, { json: webhook([alert({ id: 'q5' })]) })
       const body = expectError(res, 503, 'queue_full')
       expect(body.message).toMatch(/queue/)
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0)
-      expect(t.count('events')).toBe(4)
-      expect(t.count('queue_items')).toBe(4)
+      expect(await t.count('events')).toBe(4)
+      expect(await t.count('queue_items')).toBe(4)
     } finally {
       await t.close()
     }
@@ -287,7 +289,7 @@ describe('back-pressure and rate limits (D9)', () => {
       for (let i = 0; i < 10; i++) {
         expect((await t.call('POST', path, { json: webhook([alert({ id: `r${i}` })]) })).status).toBe(202)
       }
-      expect(t.count('events')).toBe(10)
+      expect(await t.count('events')).toBe(10)
       // The same token is still limited on the rules API.
       for (let i = 0; i < 3; i++) expect((await t.call('GET', '/api/v1/rules')).status).toBe(200)
       const res = await t.call('GET', '/api/v1/rules')
@@ -313,7 +315,7 @@ describe('back-pressure and rate limits (D9)', () => {
       expectError(await t.call('GET', '/health/ready', { headers: { authorization: '' } }), 429, 'rate_limited')
       // A valid token is not limited by the address's failures.
       expect((await t.call('POST', path, { json: webhook([alert({ id: 'ok' })]) })).status).toBe(202)
-      expect(t.count('events')).toBe(1)
+      expect(await t.count('events')).toBe(1)
     } finally {
       await t.close()
     }
@@ -325,7 +327,7 @@ describe('back-pressure and rate limits (D9)', () => {
       t.service.readiness.set('shutting_down')
       const res = await t.call('POST', path, { json: webhook([alert({ id: 'late' })]) })
       expectError(res, 503, 'not_ready')
-      expect(t.count('events')).toBe(0)
+      expect(await t.count('events')).toBe(0)
       const ready = await t.call('GET', '/health/ready')
       expect(ready.status).toBe(503)
       expect(ready.json()).toEqual({ status: 'DOWN', reason: 'shutting_down' })
