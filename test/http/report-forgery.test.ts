@@ -95,4 +95,15 @@ describe('values from the alert in the text report', () => {
     expect(mail.html.match(/<h2>/g)).toHaveLength(7)
     expect(mail.html).toContain('&lt;h2&gt;4. Log evidence&lt;/h2&gt;')
   })
+
+  it('stores and reports an alert whose label and annotation hold a NUL character', async () => {
+    const payload = webhook([
+      alert({ id: 'nul-01', annotations: { summary: 'before\u0000after' } }, { team: 'pay\u0000ments' }),
+    ])
+    const res = await t.call('POST', '/api/v1/alerts/alertmanager', { json: payload })
+    expect(res.status).toBe(202)
+    const mail = await waitFor(() => smtp.mailsOf(res.json().events[0].eventId)[0])
+    expect(mail.text).toMatch(/team = pay.ments/)
+    expect(mail.text).toMatch(/summary: before.after/)
+  })
 })

@@ -165,6 +165,58 @@ describe.each([
     }
   })
 
+  it('stores an alert whose label values hold a NUL character, with the others sent at the same time', async () => {
+    const store = await adapter.open({})
+    try {
+      const [writer] = store.writers as [IngestStore]
+      const labels = { alertname: 'Nul\u0000Alert', instance: 'app-\u0000-01' }
+      const nul = alertEvent('nul', { alertname: labels.alertname, instance: labels.instance, alert: { labels } })
+      const others = Array.from({ length: 5 }, (_, i) => alertEvent(`beside-nul-${i}`))
+      const outcomes = await Promise.all([nul, ...others].map((alert) => writer.submit(request(alert))))
+      expect(outcomes.map((o) => accepted(o).queued)).toEqual([1, 1, 1, 1, 1, 1])
+      const [row] = await store.rows("SELECT alert FROM events WHERE identity = 'nul'")
+      expect(JSON.parse(String(row?.alert)).labels).toEqual(labels)
+      expect(await count(store, 'SELECT count(*) FROM events')).toBe(6)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('fails only the request the database refuses; the ones sent with it are stored', async () => {
+    const store = await adapter.open({})
+    try {
+      const [writer] = store.writers as [IngestStore]
+      // Past the schema, as no webhook can be: the events table's CHECK refuses it.
+      const refused = alertEvent('refused', { status: 'bogus' as 'firing' })
+      const others = Array.from({ length: 5 }, (_, i) => alertEvent(`beside-refused-${i}`))
+      const outcomes = await Promise.allSettled([refused, ...others].map((alert) => writer.submit(request(alert))))
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', ...others.map(() => 'fulfilled')])
+      expect(await count(store, 'SELECT count(*) FROM events')).toBe(5)
+      expect(await count(store, "SELECT count(*) FROM events WHERE identity = 'refused'")).toBe(0)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('stores values with quotes, backslashes and dollar signs as they were sent', async () => {
+    const store = await adapter.open({})
+    try {
+      const [writer] = store.writers as [IngestStore]
+      const awkward = "it's \\ $1 $$ E'\\x27' -- ;COMMIT; \u2028"
+      const labels = { alertname: awkward, instance: awkward }
+      accepted(
+        await writer.submit(
+          request(alertEvent('awkward', { alertname: awkward, instance: awkward, alert: { labels } })),
+        ),
+      )
+      const [row] = await store.rows("SELECT alertname, instance, alert FROM events WHERE identity = 'awkward'")
+      expect(row).toMatchObject({ alertname: awkward, instance: awkward })
+      expect(JSON.parse(String(row?.alert)).labels).toEqual(labels)
+    } finally {
+      await store.close()
+    }
+  })
+
   it('files one notification sent to every replica at once as one event and one incident', async () => {
     const store = await adapter.open({ replicas: 3 })
     try {
@@ -182,6 +234,30 @@ describe.each([
       expect(await count(store, 'SELECT count(*) FROM queue_items')).toBe(20)
     } finally {
       await store.close()
+    }
+  })
+})
+
+describe('ingest on PostgreSQL in batches', () => {
+  beforeAll(async () => {
+    await server.start()
+  }, 120_000)
+
+  it('commits requests that arrive together in fewer transactions than requests', async () => {
+    const db = await server.database(1)
+    try {
+      let transactions = 0
+      db.pool.on('acquire', () => transactions++)
+      const writer = new PgEventWriter(db.pool, { queueCapacity: 1000 })
+      const outcomes = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => writer.submit(request(alertEvent(`together-${i}`)))),
+      )
+      expect(outcomes.every((o) => accepted(o).queued === 1)).toBe(true)
+      expect(Number((await db.rows('SELECT count(*) AS n FROM events'))[0]?.n)).toBe(40)
+      // Two batches start at once (half the pool of 4); the other 38 requests wait for them.
+      expect(transactions).toBeLessThanOrEqual(10)
+    } finally {
+      await db.close()
     }
   })
 })

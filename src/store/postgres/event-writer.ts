@@ -2,11 +2,10 @@ import type pg from 'pg'
 import { StoreError } from '../../errors.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
-import { peekNotification, planNotification } from '../../incidents/ledger-plan.js'
-import type { IdentityState, Transition } from '../../incidents/lifecycle.js'
+import { planNotification } from '../../incidents/ledger-plan.js'
+import type { Transition } from '../../incidents/lifecycle.js'
 import { sha256Hex } from '../../sha256.js'
 import { uuidv7 } from '../ids.js'
-import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import {
   type AlertEventInput,
   accepted,
@@ -21,26 +20,18 @@ import {
 } from '../ingest-port.js'
 import type { StorageHealthPort } from '../sqlite/write-batcher.js'
 import { PgHeardOccurrences } from './heard-occurrences.js'
-import { applyWrite } from './ledger-writes.js'
+import {
+  latestEvent,
+  type State,
+  type StateRow,
+  stateOf,
+  stateQuery,
+  statesOf,
+  statesQuery,
+} from './identity-states.js'
+import { applyWrite, writeStatement } from './ledger-writes.js'
 import { inTransaction } from './pool.js'
-
-/** PostgreSQL names parameters by position: `$identity` is $1, `$startsAt` $2. */
-const positional = (query: string) => query.replaceAll('$identity', '$1').replaceAll('$startsAt', '$2')
-
-const latestEvent = `SELECT id FROM events WHERE incident_id = $1
-  ORDER BY (status = $2) DESC, received_at DESC, id DESC LIMIT 1`
-
-// The three reads of the lifecycle in one round trip, each row tagged with the read it answers;
-// the occurrence at the start also brings the stored event a repeat of status $3 would answer
-// with, so that a duplicate costs this one round trip.
-const stateQuery = `(SELECT 'range' AS read, r.*, CASE WHEN r.starts_at = $2 THEN
-    (${latestEvent.replace('$1', 'r.id').replace('$2', '$3')}) END AS repeats
-    FROM (${positional(stateQueries.atOrAfter)}) r)
-  UNION ALL (SELECT 'newest', *, NULL FROM (${positional(stateQueries.newest)}) n)
-  UNION ALL (SELECT 'open', *, NULL FROM (${positional(stateQueries.open)}) o)`
-
-type StateRow = IncidentRow & { read: string; repeats: string | null }
-type State = IdentityState & { repeats: string | null }
+import { inlined, type Statement } from './sql-literals.js'
 
 const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
   starts_ms, ends_ms, alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id,
@@ -51,11 +42,11 @@ const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprin
 /**
  * What the ingest transaction does before its first read, in the round trip of its BEGIN:
  * the cluster's queued items (D9's capacity) and the transaction-scoped advisory locks of
- * the request's identities, in sorted order (no deadlock between two requests). The lock
+ * the alerts' identities, in sorted order (no deadlock between two requests). The lock
  * keys are numbers computed here, so the statements need no parameters.
  */
-function openIngest(request: IngestRequest): string {
-  const keys = [...new Set(request.alerts.map((alert) => lockKey(alert.identity)))].sort()
+function openIngest(alerts: readonly AlertEventInput[]): string {
+  const keys = [...new Set(alerts.map((alert) => lockKey(alert.identity)))].sort()
   const locks = keys.length > 0 ? `SELECT ${keys.map((key) => `pg_advisory_xact_lock(${key})`).join(', ')};` : ''
   return `SELECT count(*)::int AS n FROM queue_items WHERE status = 'queued';${locks}`
 }
@@ -73,18 +64,58 @@ const maxTries = 5
 
 type Client = Pick<pg.PoolClient, 'query'>
 
+/** A request waiting for its batch. */
+interface Pending {
+  request: IngestRequest
+  resolve: (outcome: IngestOutcome) => void
+  reject: (error: unknown) => void
+}
+
+/** A batch's bounds: its statements stay a few megabytes at most. */
+const maxBatchRequests = 64
+const maxBatchAlerts = 512
+
 /**
- * Ingest on PostgreSQL (docs/design.md, "Storage"). Each request is one transaction: the
- * identities of its alerts are locked with transaction-scoped advisory locks (in sorted
- * order), each notification's state is read and its lifecycle writes applied, the events
- * and queue items inserted, and the promise settles only after COMMIT (synchronous_commit
- * on). Two replicas that receive the same notification at once serialise on the lock; the
- * unique constraints (one occurrence per identity and start, one open occurrence per
- * identity) hold whatever the code does, and a transaction that loses a race on them is
- * run again, when it sees the winner's rows and answers "duplicate".
+ * A fault of one statement (bad data, a constraint) rather than of the connection or the
+ * server (classes 08, 53, 57, 58, or no SQLSTATE at all: a time-out, a reset): only the first
+ * kind is worth running each request of a failed batch alone for.
+ */
+const isStatementFault = (error: unknown) => {
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|53|57|58)/.test(code)
+}
+
+/** Whether an alert of the request repeats an identity: its later alert must see the earlier one's writes. */
+const repeatsIdentity = (request: IngestRequest) =>
+  new Set(request.alerts.map((alert) => alert.identity)).size !== request.alerts.length
+
+/** What one request of a batch makes: its answer, and the statements that store it. */
+interface Planned {
+  outcome: IngestOutcome
+  statements: Statement[]
+  /** Occurrences whose repeats it answered: heard, once committed. */
+  heard: string[]
+}
+
+/**
+ * Ingest on PostgreSQL (docs/design.md, "Storage"). Requests are committed in batches, as
+ * the SQLite adapter does: the requests that arrive while a batch is in flight, whose alerts
+ * name distinct identities, are the next batch, one transaction of two round trips. The
+ * first sends the BEGIN, the cluster's queued count, the transaction-scoped advisory locks of
+ * every identity (in sorted order: no deadlock) and every notification's state read; the
+ * second every row change, event and queue item, then the COMMIT, and each request's promise
+ * settles only after it (synchronous_commit on). Two replicas that receive the same
+ * notification at once serialise on the lock; the unique constraints (one occurrence per
+ * identity and start, one open occurrence per identity) hold whatever the code does, and a
+ * batch that loses a race on them is run again, when it sees the winner's rows and answers
+ * "duplicate". A request whose alerts repeat an identity runs alone, one alert after another.
  */
 export class PgEventWriter implements IngestStore {
   readonly heard: PgHeardOccurrences
+  private pending: Pending[] = []
+  private inFlight = 0
+  /** Batches in flight at once: half the pool, so that the worker and the outbox keep connections. */
+  private readonly maxInFlight: number
 
   constructor(
     private readonly pool: pg.Pool,
@@ -102,6 +133,7 @@ export class PgEventWriter implements IngestStore {
     },
   ) {
     this.heard = new PgHeardOccurrences(pool)
+    this.maxInFlight = Math.max(1, Math.floor((pool.options.max ?? 10) / 2))
   }
 
   private get skew(): number {
@@ -112,34 +144,13 @@ export class PgEventWriter implements IngestStore {
     return this.options.now?.() ?? Date.now()
   }
 
-  async submit(request: IngestRequest): Promise<IngestOutcome> {
-    const now = this.now()
-    countUntrusted(request.alerts, now, this.skew, this.options.untrusted)
-    try {
-      const known = await this.knownDuplicates(request, now)
-      if (known) return known
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const outcome = await inTransaction(
-            this.pool,
-            (client, [queued]) => this.write(client, request, this.now(), Number(queued?.rows[0]?.n)),
-            openIngest(request),
-          )
-          this.options.health?.succeeded()
-          if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
-          return outcome
-        } catch (error) {
-          const code = (error as { code?: string }).code
-          if (attempt >= maxTries || code === undefined || !retried.has(code)) throw error
-          this.options.retries?.inc({ code })
-          // A little apart, at random: the transactions that collided do not collide again at once.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
-        }
-      }
-    } catch (error) {
-      this.options.health?.failed('ingest', error)
-      throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
-    }
+  submit(request: IngestRequest): Promise<IngestOutcome> {
+    countUntrusted(request.alerts, this.now(), this.skew, this.options.untrusted)
+    if (repeatsIdentity(request)) return this.submitAlone(request)
+    return new Promise((resolve, reject) => {
+      this.pending.push({ request, resolve, reject })
+      this.startBatches()
+    })
   }
 
   /** Every request settled after its own commit: only the duplicates' hearing waits. */
@@ -147,71 +158,155 @@ export class PgEventWriter implements IngestStore {
     await this.heard.write().catch(() => {})
   }
 
-  private async state(client: Client, alert: AlertEventInput): Promise<State> {
-    const { identity, startsAt, status } = alert
-    const rows = (await client.query<StateRow>(stateQuery, [identity, startsAt, status])).rows
-    const range = rows.filter((row) => row.read === 'range')
-    const state = identityState(
-      range,
-      startsAt,
-      () => rows.find((row) => row.read === 'newest'),
-      () => rows.find((row) => row.read === 'open'),
-    )
-    return { ...state, repeats: range.find((row) => row.repeats !== null)?.repeats ?? null }
-  }
-
-  /** Alertmanager's repeats, answered from committed reads without a transaction. */
-  private async knownDuplicates(request: IngestRequest, now: number): Promise<IngestOutcome | undefined> {
-    const events: IngestedEvent[] = []
-    for (const alert of request.alerts) {
-      const state = await this.state(this.pool, alert)
-      const t = peekNotification(state, alert, now, this.skew)
-      if (t.kind !== 'duplicate') return undefined
-      events.push(await this.duplicate(this.pool, alert, t, state))
+  private startBatches(): void {
+    while (this.inFlight < this.maxInFlight && this.pending.length > 0) {
+      const batch = this.takeBatch()
+      this.inFlight++
+      void this.runBatch(batch).finally(() => {
+        this.inFlight--
+        this.startBatches()
+      })
     }
-    for (const event of events) this.heard.heard(event.incidentId, now)
-    return accepted(events, 0)
   }
 
-  private async duplicate(
-    client: Client,
-    alert: AlertEventInput,
-    t: Extract<Transition, { kind: 'duplicate' }>,
-    state: State,
-  ): Promise<IngestedEvent> {
-    // A repeat of the occurrence at its start came with its answer; a start not believed,
-    // taken as a copy of the open occurrence, reads it.
-    const eventId =
-      t.occurrence.id === state.same?.id && state.repeats !== null
-        ? state.repeats
-        : ((await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])).rows[0]?.id as string)
-    return duplicateEvent(alert, { eventId, incidentId: t.occurrence.id })
-  }
-
-  /** `queuedNow`: the cluster's queued items, read as the transaction began (openIngest). */
-  private async write(
-    client: pg.PoolClient,
-    request: IngestRequest,
-    now: number,
-    queuedNow: number,
-  ): Promise<IngestOutcome> {
-    // D9: the capacity counts the cluster's queue, read inside the transaction.
-    if (queuedNow >= this.options.queueCapacity) return { kind: 'queue_full' }
-    const events: IngestedEvent[] = []
-    let queued = 0
-    for (const alert of request.alerts) {
-      const eventId = uuidv7(now)
-      const state = await this.state(client, alert)
-      const { writes, ...applied } = planNotification(state, alert, { eventId, newId: uuidv7(now) }, now, this.skew)
-      const t = applied.transition
-      if (t.kind === 'duplicate') {
-        events.push(await this.duplicate(client, alert, t, state))
-        this.heard.heard(t.occurrence.id, now)
+  /** The first waiting request and the next ones whose identities none before it in the batch names. */
+  private takeBatch(): Pending[] {
+    const batch: Pending[] = []
+    const identities = new Set<string>()
+    let alerts = 0
+    const left: Pending[] = []
+    for (const pending of this.pending) {
+      const names = pending.request.alerts.map((alert) => alert.identity)
+      const fits =
+        batch.length === 0 ||
+        (batch.length < maxBatchRequests &&
+          alerts + names.length <= maxBatchAlerts &&
+          names.every((identity) => !identities.has(identity)))
+      if (!fits) {
+        left.push(pending)
         continue
       }
-      for (const w of writes) await applyWrite(client, w)
-      // The event and, when it has a mail to make, its queue item: one statement.
-      await client.query(insertEvent, [
+      batch.push(pending)
+      alerts += names.length
+      for (const identity of names) identities.add(identity)
+    }
+    this.pending = left
+    return batch
+  }
+
+  private async runBatch(batch: Pending[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const planned = await this.writeBatch(batch.map((pending) => pending.request))
+        this.options.health?.succeeded()
+        const now = this.now()
+        let queued = 0
+        planned.forEach(({ outcome, heard }, i) => {
+          for (const incidentId of heard) this.heard.heard(incidentId, now)
+          if (outcome.kind === 'accepted') queued += outcome.queued
+          batch[i]?.resolve(outcome)
+        })
+        if (queued > 0) this.options.onQueued?.()
+        return
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        if (attempt < maxTries && code !== undefined && retried.has(code)) {
+          this.options.retries?.inc({ code })
+          // A little apart, at random: the transactions that collided do not collide again at once.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+          continue
+        }
+        // One request's data may be at fault: each alone, so that it fails alone.
+        if (batch.length > 1 && isStatementFault(error)) {
+          await Promise.all(batch.map((pending) => this.runBatch([pending])))
+          return
+        }
+        this.options.health?.failed('ingest', error)
+        const failure = error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+        for (const pending of batch) pending.reject(failure)
+        return
+      }
+    }
+  }
+
+  /** One transaction of two round trips for the whole batch (see the class). */
+  private writeBatch(requests: IngestRequest[]): Promise<Planned[]> {
+    const alerts = requests.flatMap((request) => request.alerts)
+    const opening = `${openIngest(alerts)}${statesQuery(alerts)};`
+    return inTransaction(
+      this.pool,
+      async (client, opened) => {
+        const queuedAtStart = Number(opened[0]?.rows[0]?.n)
+        const states = statesOf((opened.at(-1)?.rows ?? []) as Array<StateRow & { n: number }>, alerts)
+        const now = this.now()
+        let queued = queuedAtStart
+        let offset = 0
+        const planned: Planned[] = []
+        for (const request of requests) {
+          const own = states.slice(offset, offset + request.alerts.length)
+          offset += request.alerts.length
+          const plan = await this.plan(client, request, own, now, queued)
+          if (plan.outcome.kind === 'accepted') queued += plan.outcome.queued
+          planned.push(plan)
+        }
+        return planned
+      },
+      opening,
+      (planned) => planned.flatMap((plan) => plan.statements.map((statement) => `${inlined(statement)};`)).join(''),
+    )
+  }
+
+  /**
+   * A request's answer and statements from its alerts' states. A request of repeats only is
+   * answered whatever the queue holds; any other is refused when the cluster's queue, with
+   * the batch's requests before it, is at its capacity (D9).
+   */
+  private async plan(
+    client: Client,
+    request: IngestRequest,
+    states: State[],
+    now: number,
+    queuedBefore: number,
+  ): Promise<Planned> {
+    const ids = request.alerts.map(() => ({ eventId: uuidv7(now), newId: uuidv7(now) }))
+    const plans = request.alerts.map((alert, i) =>
+      planNotification(states[i] as State, alert, ids[i] as (typeof ids)[number], now, this.skew),
+    )
+    const onlyRepeats = plans.every((plan) => plan.transition.kind === 'duplicate')
+    if (!onlyRepeats && queuedBefore >= this.options.queueCapacity) {
+      return { outcome: { kind: 'queue_full' }, statements: [], heard: [] }
+    }
+    const events: IngestedEvent[] = []
+    const statements: Statement[] = []
+    const heard: string[] = []
+    let queued = 0
+    for (const [i, alert] of request.alerts.entries()) {
+      const { writes, ...applied } = plans[i] as (typeof plans)[number]
+      const t = applied.transition
+      if (t.kind === 'duplicate') {
+        events.push(await this.duplicate(client, alert, t, states[i] as State))
+        heard.push(t.occurrence.id)
+        continue
+      }
+      const { eventId } = ids[i] as (typeof ids)[number]
+      statements.push(...writes.map(writeStatement), this.eventStatement(request, alert, eventId, applied, now))
+      if (applied.mail) queued++
+      events.push(storedEvent(alert, eventId, applied))
+    }
+    return { outcome: accepted(events, queued), statements, heard }
+  }
+
+  /** The event and, when it has a mail to make, its queue item: one statement. */
+  private eventStatement(
+    request: IngestRequest,
+    alert: AlertEventInput,
+    eventId: string,
+    applied: Omit<ReturnType<typeof planNotification>, 'writes'>,
+    now: number,
+  ): Statement {
+    return {
+      text: insertEvent,
+      values: [
         eventId,
         alert.identity,
         alert.claimedFingerprint,
@@ -229,13 +324,86 @@ export class PgEventWriter implements IngestStore {
         request.principal,
         now,
         applied.incidentId,
-        t.kind,
+        applied.transition.kind,
         applied.afterEventId,
         applied.mail !== null,
-      ])
+      ],
+    }
+  }
+
+  /**
+   * A request whose alerts repeat an identity, alone: each alert's state is read after the
+   * writes of the alerts before it, in one transaction.
+   */
+  private async submitAlone(request: IngestRequest): Promise<IngestOutcome> {
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const outcome = await inTransaction(
+            this.pool,
+            (client, [queued]) => this.writeAlone(client, request, this.now(), Number(queued?.rows[0]?.n)),
+            openIngest(request.alerts),
+          )
+          this.options.health?.succeeded()
+          if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
+          return outcome
+        } catch (error) {
+          const code = (error as { code?: string }).code
+          if (attempt >= maxTries || code === undefined || !retried.has(code)) throw error
+          this.options.retries?.inc({ code })
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+        }
+      }
+    } catch (error) {
+      this.options.health?.failed('ingest', error)
+      throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+    }
+  }
+
+  private async writeAlone(
+    client: pg.PoolClient,
+    request: IngestRequest,
+    now: number,
+    queuedNow: number,
+  ): Promise<IngestOutcome> {
+    const events: IngestedEvent[] = []
+    let queued = 0
+    for (const alert of request.alerts) {
+      const state = stateOf(
+        (await client.query<StateRow>(stateQuery, [alert.identity, alert.startsAt, alert.status])).rows,
+        alert.startsAt,
+      )
+      const eventId = uuidv7(now)
+      const { writes, ...applied } = planNotification(state, alert, { eventId, newId: uuidv7(now) }, now, this.skew)
+      const t = applied.transition
+      if (t.kind === 'duplicate') {
+        events.push(await this.duplicate(client, alert, t, state))
+        this.heard.heard(t.occurrence.id, now)
+        continue
+      }
+      // D9: the capacity counts the cluster's queue, read inside the transaction.
+      if (queuedNow >= this.options.queueCapacity) return { kind: 'queue_full' }
+      for (const w of writes) await applyWrite(client, w)
+      const { text, values } = this.eventStatement(request, alert, eventId, applied, now)
+      await client.query(text, values as unknown[])
       if (applied.mail) queued++
       events.push(storedEvent(alert, eventId, applied))
     }
     return accepted(events, queued)
+  }
+
+  private async duplicate(
+    client: Client,
+    alert: AlertEventInput,
+    t: Extract<Transition, { kind: 'duplicate' }>,
+    state: State,
+  ): Promise<IngestedEvent> {
+    // A repeat of the occurrence at its start came with its answer; a start not believed,
+    // taken as a copy of the open occurrence, reads it.
+    const eventId =
+      t.occurrence.id === state.same?.id && state.repeats !== null
+        ? state.repeats
+        : ((await client.query<{ id: string }>(latestEvent, [t.occurrence.id, alert.status])).rows[0]?.id as string)
+    return duplicateEvent(alert, { eventId, incidentId: t.occurrence.id })
   }
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { LedgerWrite } from '../../incidents/ledger-plan.js'
+import type { Statement } from './sql-literals.js'
 
 // The lifecycle's row changes (src/incidents/ledger-plan.ts) as PostgreSQL statements: the
 // SQLite adapter's store/sqlite/incident-ledger.ts writes the same changes.
@@ -11,61 +12,64 @@ const insertIncident = `INSERT INTO incidents (id, identity, fingerprint, starts
 
 /** Applies one planned write inside the caller's transaction. */
 export async function applyWrite(client: Pick<pg.PoolClient, 'query'>, w: LedgerWrite): Promise<void> {
+  const { text, values } = writeStatement(w)
+  await client.query(text, values as unknown[])
+}
+
+/** One planned write as its statement. */
+export function writeStatement(w: LedgerWrite): Statement {
   switch (w.op) {
     case 'supersede':
-      await client.query(
-        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
-        [w.by, w.endedAt, w.closedAt, w.id],
-      )
-      return
+      return {
+        text: "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
+        values: [w.by, w.endedAt, w.closedAt, w.id],
+      }
     case 'supersede_open':
-      await client.query(
-        "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
-        [w.by, w.endedAt, w.closedAt, w.identity],
-      )
-      return
+      return {
+        text: "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
+        values: [w.by, w.endedAt, w.closedAt, w.identity],
+      }
     case 'insert': {
       const r = w.row
-      await client.query(insertIncident, [
-        r.id,
-        r.identity,
-        r.fingerprint,
-        r.startsAt,
-        r.alertname,
-        r.instance,
-        r.severity,
-        r.status,
-        r.fired,
-        r.firingEventId,
-        r.resolvedEventId,
-        r.lastMailEventId,
-        r.supersededBy,
-        r.now,
-        r.endedAt,
-        r.closedAt,
-        r.startBelieved,
-      ])
-      return
+      return {
+        text: insertIncident,
+        values: [
+          r.id,
+          r.identity,
+          r.fingerprint,
+          r.startsAt,
+          r.alertname,
+          r.instance,
+          r.severity,
+          r.status,
+          r.fired,
+          r.firingEventId,
+          r.resolvedEventId,
+          r.lastMailEventId,
+          r.supersededBy,
+          r.now,
+          r.endedAt,
+          r.closedAt,
+          r.startBelieved,
+        ],
+      }
     }
     case 'late_firing':
-      await client.query(
-        'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
-        [w.eventId, w.heardAt, w.id],
-      )
-      return
+      return {
+        text: 'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
+        values: [w.eventId, w.heardAt, w.id],
+      }
     case 'refire':
-      await client.query(
-        `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
+      return {
+        text: `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
           last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
-        [w.eventId, w.heardAt, w.id],
-      )
-      return
+        values: [w.eventId, w.heardAt, w.id],
+      }
     case 'resolve':
-      await client.query(
-        `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
+      return {
+        text: `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
           last_heard_at = $3, last_mail_event_id = coalesce($4, last_mail_event_id) WHERE id = $5`,
-        [w.eventId, w.endedAt, w.now, w.mailEventId, w.id],
-      )
-      return
+        values: [w.eventId, w.endedAt, w.now, w.mailEventId, w.id],
+      }
   }
 }

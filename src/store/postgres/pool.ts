@@ -12,6 +12,28 @@ const types = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 }
 
+/**
+ * PostgreSQL's text cannot hold U+0000 (22021), which an alert's label or annotation can:
+ * such a value is stored with U+FFFD in its place, instead of failing its request for good
+ * (SQLite keeps it; the stored alert's JSON escapes it on both, docs/design.md "Storage").
+ */
+export const storableText = (value: unknown) =>
+  typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value
+
+/** A client whose every parameter goes through storableText. */
+class TextSafeClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: node-postgres's query has many overloads; this passes them through.
+  override query(...args: any[]): any {
+    const [config, values] = args
+    if (Array.isArray(values)) args[1] = values.map(storableText)
+    else if (config && typeof config === 'object' && Array.isArray(config.values)) {
+      args[0] = { ...config, values: config.values.map(storableText) }
+    }
+    // biome-ignore lint/suspicious/noExplicitAny: as above.
+    return (super.query as (...a: any[]) => any)(...args)
+  }
+}
+
 export interface PoolOptions {
   /** How long a request waits for a connection or a statement before it is a storage fault. */
   timeoutMs: number
@@ -25,6 +47,7 @@ export interface PoolOptions {
  */
 export function createPool(url: string, options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
+    Client: TextSafeClient,
     connectionString: url,
     max: options.max,
     connectionTimeoutMillis: options.timeoutMs,
@@ -43,12 +66,14 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
 /**
  * Runs `body` in one transaction on one connection; rolls back on any error. `opening` may
  * add statements without parameters to the `BEGIN`, sent in the same round trip; their
- * results are handed to `body`.
+ * results are handed to `body`. `closing` likewise puts statements before the `COMMIT`,
+ * from what `body` returned.
  */
 export async function inTransaction<T>(
   pool: pg.Pool,
   body: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
   opening = '',
+  closing: (result: T) => string = () => '',
 ): Promise<T> {
   const client = await pool.connect()
   let broken = false
@@ -61,7 +86,7 @@ export async function inTransaction<T>(
   try {
     const began = (await client.query(`BEGIN;${opening}`)) as pg.QueryResult | pg.QueryResult[]
     const result = await body(client, Array.isArray(began) ? began.slice(1) : [])
-    await client.query('COMMIT')
+    await client.query(`${closing(result)}COMMIT`)
     return result
   } catch (error) {
     try {
