@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { StoreError } from '../../errors.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
-import { planNotification } from '../../incidents/ledger-plan.js'
+import { peekNotification, planNotification } from '../../incidents/ledger-plan.js'
 import type { Transition } from '../../incidents/lifecycle.js'
 import { sha256Hex } from '../../sha256.js'
 import { uuidv7 } from '../ids.js'
@@ -89,6 +89,29 @@ const isStatementFault = (error: unknown) => {
 const repeatsIdentity = (request: IngestRequest) =>
   new Set(request.alerts.map((alert) => alert.identity)).size !== request.alerts.length
 
+/** Identities remembered at most; past it the oldest are forgotten (insertion order). */
+const seenCapacity = 100_000
+
+/** The identities a replica met, so that it reads a repeat before it locks it; a hint, never a decision. */
+class SeenIdentities {
+  private readonly identities = new Set<string>()
+
+  knowsAll(alerts: readonly AlertEventInput[]): boolean {
+    return alerts.every((alert) => this.identities.has(alert.identity))
+  }
+
+  add(alerts: readonly AlertEventInput[]): void {
+    for (const { identity } of alerts) {
+      this.identities.delete(identity)
+      this.identities.add(identity)
+    }
+    for (const oldest of this.identities) {
+      if (this.identities.size <= seenCapacity) break
+      this.identities.delete(oldest)
+    }
+  }
+}
+
 /** What one request of a batch makes: its answer, and the statements that store it. */
 interface Planned {
   outcome: IngestOutcome
@@ -112,6 +135,8 @@ interface Planned {
  */
 export class PgEventWriter implements IngestStore {
   readonly heard: PgHeardOccurrences
+  /** Identities this replica stored or answered: a request of these only is read before it is locked. */
+  private readonly seen = new SeenIdentities()
   private pending: Pending[] = []
   private inFlight = 0
   /** Batches in flight at once: half the pool, so that the worker and the outbox keep connections. */
@@ -194,13 +219,16 @@ export class PgEventWriter implements IngestStore {
     return batch
   }
 
-  private async runBatch(batch: Pending[]): Promise<void> {
+  private async runBatch(waiting: Pending[]): Promise<void> {
+    const batch = await this.answerRepeats(waiting)
+    if (batch.length === 0) return
     for (let attempt = 1; ; attempt++) {
       try {
         const planned = await this.writeBatch(batch.map((pending) => pending.request))
         this.options.health?.succeeded()
         const now = this.now()
         let queued = 0
+        for (const pending of batch) this.seen.add(pending.request.alerts)
         planned.forEach(({ outcome, heard }, i) => {
           for (const incidentId of heard) this.heard.heard(incidentId, now)
           if (outcome.kind === 'accepted') queued += outcome.queued
@@ -227,6 +255,43 @@ export class PgEventWriter implements IngestStore {
         return
       }
     }
+  }
+
+  /**
+   * Alertmanager's repeats (most webhook traffic) answered from committed reads, one round
+   * trip for the batch and no transaction: the requests whose every identity this replica
+   * has stored or answered before, and that turn out to repeat only, settle here; the
+   * rest go on to the transaction, which decides under the locks. A new alert is not read
+   * twice, and a fault here only sends the requests on.
+   */
+  private async answerRepeats(batch: Pending[]): Promise<Pending[]> {
+    const known = batch.filter((pending) => this.seen.knowsAll(pending.request.alerts))
+    if (known.length === 0) return batch
+    const alerts = known.flatMap((pending) => pending.request.alerts)
+    const answered = new Set<Pending>()
+    try {
+      const states = statesOf((await this.pool.query(statesQuery(alerts))).rows, alerts)
+      const now = this.now()
+      let offset = 0
+      for (const pending of known) {
+        const { alerts: own } = pending.request
+        const ownStates = states.slice(offset, offset + own.length)
+        offset += own.length
+        const repeats = own.map((alert, i) => peekNotification(ownStates[i] as State, alert, now, this.skew))
+        if (!repeats.every((t) => t.kind === 'duplicate')) continue
+        const events: IngestedEvent[] = []
+        for (const [i, alert] of own.entries()) {
+          const t = repeats[i] as Extract<Transition, { kind: 'duplicate' }>
+          events.push(await this.duplicate(this.pool, alert, t, ownStates[i] as State))
+          this.heard.heard(t.occurrence.id, now)
+        }
+        answered.add(pending)
+        pending.resolve(accepted(events, 0))
+      }
+    } catch {
+      // The transaction meets the same fault and answers for it.
+    }
+    return answered.size === 0 ? batch : batch.filter((pending) => !answered.has(pending))
   }
 
   /** One transaction of two round trips for the whole batch (see the class). */
