@@ -5,7 +5,16 @@ import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
 import { readRulepack } from '../../src/rules/rule-input.js'
 import { seedRulepackFile } from '../../src/rules/seed.js'
 import { diagnoseCorpus, formatCounts, formatScores, loadCorpus, type Scores, score, type Verdict } from './evaluate.js'
-import { assignedSplit, corpusDir, hashSplitOf, loadFamilies, loadMovedToTuning, placementOf } from './parts.js'
+import {
+  assignedSplit,
+  corpusDir,
+  type FamilyField,
+  hashSplitOf,
+  keywordFields,
+  loadFamilies,
+  loadMovedToTuning,
+  placementOf,
+} from './parts.js'
 
 // `npm run eval`: the diagnosis of real, public log excerpts (test/corpus/README.md). The
 // part rules are tuned on is reported in full; the held-out parts as counts only. The
@@ -60,6 +69,37 @@ describe('the corpus of public log excerpts', () => {
       expect(hashSplitOf(m.id), m.id).toBe('held-out')
       expect(m.reason.length, m.id).toBeGreaterThan(40)
       expect(m.date, m.id).toMatch(isDate)
+    }
+  })
+
+  it('holds out whole source families, each declared with what defines it and why, that no spelling can leave', () => {
+    const fields: FamilyField[] = ['product', 'library', 'format']
+    const all = [...families.heldOut, ...families.retired]
+    expect(new Set(all.map((f) => f.name)).size, 'family names are unique').toBe(all.length)
+    for (const family of all) {
+      expect(fields, family.name).toContain(family.defines)
+      expect(family.value.length, family.name).toBeGreaterThan(0)
+      expect(family.keywords.length, family.name).toBeGreaterThan(0)
+      expect(family.why.length, family.name).toBeGreaterThan(40)
+      expect(family.declared, family.name).toMatch(isDate)
+    }
+    for (const family of families.retired) {
+      expect(family.retired, family.name).toMatch(isDate)
+      expect(family.reason.length, family.name).toBeGreaterThan(40)
+    }
+    const movedIds = new Set(moved.map((m) => m.id))
+    for (const family of families.heldOut) {
+      const members = corpus.filter((e) => (e[family.defines] ?? null) === family.value)
+      // A family of one or two excerpts would measure an excerpt, not a source.
+      expect(members.length, `${family.name} excerpts`).toBeGreaterThanOrEqual(3)
+      // A read excerpt retires its whole family; it is never moved to tuning alone.
+      for (const e of members) expect(movedIds.has(e.id), `${e.id} of ${family.name} moved`).toBe(false)
+      for (const e of corpus) {
+        const named = keywordFields(family).some((field) =>
+          family.keywords.some((k) => (e[field] ?? '').toLowerCase().includes(k)),
+        )
+        if (named) expect(e[family.defines], `${e.id} names ${family.name}`).toBe(family.value)
+      }
     }
   })
 

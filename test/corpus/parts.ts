@@ -38,6 +38,11 @@ export interface HeldOutFamily {
   defines: FamilyField
   /** The exact value of that field for every excerpt of the family. */
   value: string
+  /**
+   * Words that name the family (lower case): an excerpt whose product or library (or format,
+   * for a format family) holds one must belong to it, so a spelling cannot take it out.
+   */
+  keywords: string[]
   why: string
   /** When it was declared held out (YYYY-MM-DD). */
   declared: string
@@ -63,6 +68,10 @@ export const loadFamilies = (): Families => readJson<Families>('families.json')
 export function assignedSplit(id: string, moved: readonly MovedToTuning[]): PartedExcerpt['split'] {
   return moved.some((m) => m.id === id) ? 'tuning' : hashSplitOf(id)
 }
+
+/** The fields a family's keywords are looked for in. */
+export const keywordFields = (family: HeldOutFamily): FamilyField[] =>
+  family.defines === 'format' ? ['format'] : ['product', 'library']
 
 /** The held-out family an excerpt belongs to, decided by its fields (not by choice). */
 export function heldOutFamilyOf(excerpt: PartedExcerpt, families: Families): HeldOutFamily | undefined {
