@@ -79,8 +79,8 @@ export function heldOutFamilyOf(excerpt: PartedExcerpt, families: Families): Hel
 }
 
 /**
- * Where an excerpt counts: `family` (a held-out source family), `held-out` (the hash third,
- * or both), `tuning` (what rules may be tuned on: neither).
+ * Where an excerpt counts: in a held-out source family, in the hash held-out third (or both),
+ * or else in the tuning part, the only one rules may be tuned on.
  */
 export interface Placement {
   tuning: boolean

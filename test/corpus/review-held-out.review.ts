@@ -25,9 +25,10 @@ describe('the review of held-out misses', () => {
       .filter((v) => v.branch !== v.excerpt.expected.branch)
       .map((v) => ({ v, at: placementOf(v.excerpt, families) }))
       .filter(({ at }) => at.hashHeldOut || at.family !== undefined)
-      .map(({ v, at }) =>
-        describeMiss(v, [at.hashHeldOut ? 'hash held-out' : '', at.family ? `family ${at.family.name}` : ''].join(' ')),
-      )
+      .map(({ v, at }) => {
+        const where = [at.hashHeldOut ? 'hash held-out' : '', at.family ? `family ${at.family.name}` : '']
+        return describeMiss(v, where.filter((w) => w !== '').join(', '))
+      })
     process.stdout.write(`\n${misses.join('\n\n')}\n\n`)
     expect(
       misses.length,
