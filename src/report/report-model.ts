@@ -1,8 +1,11 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
 import type { GcSummary } from '../evidence/gc-log.js'
 import type { Diagnosis, Finding } from '../rules/diagnosis-engine.js'
+import { seedPrincipal } from '../rules/seed.js'
 import { isBuiltin } from '../rules/types.js'
+import { corroborationWords } from './corroboration-words.js'
 import { lineLocator } from './log-locations.js'
+import { metricsFacts, usedOf } from './runtime-words.js'
 
 // The view models the templates render (D23). Everything here is plain data: templates
 // decide the layout, Handlebars escapes every value in HTML.
@@ -45,9 +48,12 @@ interface FindingView {
   classification: string
   confidence: string | null
   assessment: string
-  origin: 'built-in' | 'custom'
+  /** A seed rule is a custom rule the service registered itself (builtin-rules/seed-rulepack.json). */
+  origin: 'built-in' | 'seed' | 'custom'
   /** Why a cause is confirmed or only probable (docs/design.md, "Confidence is earned"); null when the rule says. */
   basis: string | null
+  /** The facts that corroborated a confirmed cause, in words; empty when none did. */
+  corroboratedBy: string[]
 }
 
 interface ExcerptLine {
@@ -101,6 +107,8 @@ export interface DiagnosisModel {
       error: string | null
     } | null
     metrics: EvidenceSummary['metrics']
+    /** The metrics in words: heap used of its maximum, threads, GC time over a window (runtime-words.ts). */
+    metricsFacts: string[]
     probe: EvidenceSummary['probe']
   }
   provenance: {
@@ -122,8 +130,21 @@ const confidenceBasis = {
     'its signature alone: one line, and no repeat, probe, metric or container event corroborated it, so it is a probable cause, not a confirmed one',
 } as const
 
-function findingView(finding: Finding): FindingView {
+function basis(finding: Finding, corroboratedBy: string[]): string | null {
+  if (finding.corroborated === null) return null
+  if (!finding.corroborated) return confidenceBasis.uncorroborated
+  return corroboratedBy.length > 0
+    ? `its signature, corroborated by: ${corroboratedBy.join('; ')}`
+    : confidenceBasis.corroborated
+}
+
+const origin = (rule: Finding['rule']): FindingView['origin'] =>
+  isBuiltin(rule) ? 'built-in' : rule.createdBy === seedPrincipal ? 'seed' : 'custom'
+
+function findingView(finding: Finding, probe: EvidenceSummary['probe']): FindingView {
   const { rule } = finding
+  // A result of an engine from before the facts were named has none.
+  const corroboratedBy = (finding.corroboratedBy ?? []).map((fact) => corroborationWords(fact, probe))
   return {
     id: rule.id,
     branch: rule.branch,
@@ -132,13 +153,9 @@ function findingView(finding: Finding): FindingView {
     classification: finding.classification,
     confidence: finding.confidence,
     assessment: rule.assessment,
-    origin: isBuiltin(rule) ? 'built-in' : 'custom',
-    basis:
-      finding.corroborated === null
-        ? null
-        : finding.corroborated
-          ? confidenceBasis.corroborated
-          : confidenceBasis.uncorroborated,
+    origin: origin(rule),
+    basis: basis(finding, corroboratedBy),
+    corroboratedBy,
   }
 }
 
@@ -176,14 +193,11 @@ function containerEventView(record: Record<string, unknown>): ContainerEventView
   }
 }
 
-const mib = (kib: number) => `${Math.round(kib / 1024).toLocaleString('en-US')} MiB`
-
 /** The GC part of the report; exported for its test. A logged capacity of 0 has no share. */
 export function gcView(gc: GcSummary): GcView {
   const after = gc.heapAfterLast
   if (!after) return { ...gc, heapAfter: null }
-  const share = after.capacityKiB > 0 ? ` (${Math.round((100 * after.usedKiB) / after.capacityKiB)} %)` : ''
-  return { ...gc, heapAfter: `${mib(after.usedKiB)} of ${mib(after.capacityKiB)}${share}` }
+  return { ...gc, heapAfter: usedOf(after.usedKiB * 1024, after.capacityKiB * 1024) }
 }
 
 const entries = (record: Record<string, string>) =>
@@ -210,8 +224,8 @@ export function diagnosisModel(input: {
     lifecycle: input.lifecycle,
     labels: entries(alert.labels),
     annotations: entries(alert.annotations),
-    primary: findingView(diagnosis.primary),
-    others: diagnosis.matches.slice(1).map(findingView),
+    primary: findingView(diagnosis.primary, evidence.probe),
+    others: diagnosis.matches.slice(1).map((finding) => findingView(finding, evidence.probe)),
     actions: diagnosis.primary.rule.recommendedActions,
     logs: {
       files: evidence.logs,
@@ -230,6 +244,7 @@ export function diagnosisModel(input: {
           }
         : null,
       metrics: evidence.metrics,
+      metricsFacts: evidence.metrics ? metricsFacts(evidence.metrics) : [],
       probe: evidence.probe,
     },
     provenance: {
