@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'node:https'
-import { resolve } from 'node:path'
 
 export interface ClientOptions {
   url: string
@@ -12,29 +10,6 @@ export interface ClientResponse {
   status: number
   // biome-ignore lint/suspicious/noExplicitAny: the JSON bodies of our own API, read field by field
   body: any
-}
-
-/**
- * Where the CLI connects: flags first, then DIAG_CLI_URL / DIAG_CLI_TOKEN / DIAG_CLI_CA,
- * then the embedded defaults of a local `npm start` (./data/api-token, ./data/tls/ca.pem).
- */
-export function clientOptions(
-  flags: { url?: string | undefined; token?: string | undefined; ca?: string | undefined },
-  env: Record<string, string | undefined>,
-  cwd = process.cwd(),
-): ClientOptions {
-  const url = flags.url ?? env.DIAG_CLI_URL ?? 'https://localhost:8443'
-  const tokenFile = resolve(cwd, 'data', 'api-token')
-  const token =
-    flags.token ??
-    env.DIAG_CLI_TOKEN ??
-    env.DIAG_API_TOKEN ??
-    (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : undefined)
-  if (!token) throw new Error('no API token: pass --token, or set DIAG_CLI_TOKEN')
-  const caFile = flags.ca ?? env.DIAG_CLI_CA ?? resolve(cwd, 'data', 'tls', 'ca.pem')
-  const ca = existsSync(caFile) ? readFileSync(caFile) : undefined
-  if (flags.ca && !ca) throw new Error(`CA file not found: ${flags.ca}`)
-  return { url: url.replace(/\/$/, ''), token, ...(ca ? { ca } : {}) }
 }
 
 /** One HTTPS call to the service with TLS 1.3 and the bearer token. */
@@ -74,3 +49,15 @@ export function call(options: ClientOptions, method: string, path: string, body?
     req.end(payload)
   })
 }
+
+/** An error body's message with its details (docs/api.md: `{error, message, details?}`). */
+export function errorMessage(body: ClientResponse['body']): string {
+  const details = Array.isArray(body?.details)
+    ? body.details.map((d: { path: string; message: string }) => ` ${d.path} ${d.message};`).join('')
+    : ''
+  return `${body?.message ?? body}${details}`
+}
+
+/** An answer that is not a success, as one line: the status, the error code, the message. */
+export const apiFailure = (answer: ClientResponse) =>
+  `FAILED ${answer.status} ${answer.body?.error ?? ''}: ${errorMessage(answer.body)}`

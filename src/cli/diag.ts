@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `appserver-diag`: the operator's command line for the rules API. See main.ts.
+// `appserver-diag`: the operator's command line for the incidents and rules APIs. See main.ts.
 import { main } from './main.js'
 
 main(process.argv.slice(2), process.env, {

@@ -3,126 +3,90 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { packageRoot } from '../paths.js'
-import { clientOptions } from './client.js'
+import { clientOptions } from './connection.js'
+import { help } from './help.js'
+import { incidentListOptions, listIncidents, showIncident } from './incidents-commands.js'
 import type { Output } from './output.js'
 import { listRules, testRules } from './rules-commands.js'
 import { pushRules } from './rules-push.js'
 import { copySqliteToPostgres } from './storage-copy.js'
 
-const connection = `connection: --url URL --token TOKEN --ca CAFILE, or DIAG_CLI_URL, DIAG_CLI_TOKEN (or
-DIAG_API_TOKEN), DIAG_CLI_CA; by default https://localhost:8443 with ./data/api-token and
-./data/tls/ca.pem, as a local \`npm start\` creates them.`
-
-const help: Record<string, string> = {
-  main: `usage: appserver-diag <command> [options]
-
-commands:
-  rules push FILE        register the rules of a rulepack file
-  rules list             list the rule catalogue
-  rules test FILE        try a rulepack on a log file before registering it
-  storage copy           move a stopped service's SQLite database into an empty PostgreSQL
-
-options: --json (machine-readable output), --help (for any command), --version
-
-Results go to stdout, errors to stderr. Exit codes: 0 done, 1 refused or failed, 2 usage.
-Run 'appserver-diag rules push --help' for a command's options and an example.`,
-  push: `usage: appserver-diag rules push FILE [--json] [connection]
-
-Registers each rule of FILE (one rule object or an array) through POST /api/v1/rules.
-A rule identical to a registered one is skipped. A rule whose branch, name or pattern is
-already taken by a rule that says something else is refused: the command names that rule
-and exits 1. Rules are append-only: try them with 'rules test' first.
-
-example:
-  appserver-diag rules push examples/rulepack.json --url https://diag.example.internal:8443 \\
-      --token "$DIAG_CLI_TOKEN" --ca /etc/diagnostic/ca.pem
-
-${connection}`,
-  list: `usage: appserver-diag rules list [--category CATEGORY] [--json] [connection]
-
-Lists the catalogue: the built-in rules and every registered custom rule.
-
-example:
-  appserver-diag rules list --category database_persistence
-
-${connection}`,
-  test: `usage: appserver-diag rules test FILE --log LOGFILE [--alertname NAME] [--expect-match] [--json] [connection]
-
-Evaluates the rules of FILE with the service's engine, next to the built-in and seed
-rules, over the tail of LOGFILE (the service's bounds, redacted as the service redacts).
-When a service is reachable, each rule is also checked against its catalogue (a dry run
-that stores nothing): a conflict there fails the test. Unreachable, it says so.
-
-  --alertname NAME   the alertname to evaluate for (rules with a ruleId)
-  --expect-match     exit 1 when a rule of FILE matches nothing
-
-example:
-  appserver-diag rules test my-rules.json --log /var/log/tomcat10/catalina.out --expect-match
-
-${connection}`,
-  copy: `usage: appserver-diag storage copy --from SQLITE_FILE --to POSTGRES_URL [--json]
-
-Copies every incident, event, queue item, result, mail and rule of a SQLite database into
-an empty PostgreSQL database (its schema created there first), in one transaction: from
-then on the service runs with DIAG_DATABASE_URL. Stop the service first; a PostgreSQL
-database that already holds incidents, events or rules is refused, nothing copied.
-
-example:
-  appserver-diag storage copy --from data/diagnostic.db \\
-      --to 'postgres://diag@db.example.internal:5432/diag?sslmode=verify-full&sslrootcert=/etc/diag/pg-ca.pem'`,
-}
-
 const version = () =>
   (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version
 
+const options = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  ca: { type: 'string' },
+  config: { type: 'string' },
+  category: { type: 'string' },
+  log: { type: 'string' },
+  alertname: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  status: { type: 'string' },
+  instance: { type: 'string' },
+  since: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
+  all: { type: 'boolean' },
+  'events-limit': { type: 'string' },
+  'events-cursor': { type: 'string' },
+  'expect-match': { type: 'boolean' },
+  json: { type: 'boolean' },
+  // As amtool spells it: -o json.
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const
+
 export async function main(argv: string[], env: Record<string, string | undefined>, output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      url: { type: 'string' },
-      token: { type: 'string' },
-      ca: { type: 'string' },
-      category: { type: 'string' },
-      log: { type: 'string' },
-      alertname: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'expect-match': { type: 'boolean' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'V' },
-    },
-  })
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options })
   if (values.version) {
     output.out(version())
     return 0
   }
-  const [group, command, file] = positionals
-  const usage = (topic: string, code: number) => {
-    if (code === 0) output.out(help[topic] ?? help.main ?? '')
-    else output.err(help[topic] ?? help.main ?? '')
+  const [group, command, argument] = positionals
+  const topic = `${group} ${command}`
+  const usage = (code: number, problem?: string) => {
+    const text = help[topic] ?? help.main ?? ''
+    if (code === 0) output.out(text)
+    else output.err(problem ? `appserver-diag: ${problem}\nRun 'appserver-diag ${topic} --help' for its usage.` : text)
     return code
   }
-  const json = values.json ?? false
-  if (group === 'storage' && command === 'copy') {
-    if (values.help) return usage('copy', 0)
-    if (!values.from || !values.to) return usage('copy', 2)
-    return copySqliteToPostgres(values.from, values.to, output, json)
-  }
-  if (group !== 'rules' || !command) return usage('main', values.help ? 0 : 2)
-  if (values.help) return usage(command, 0)
+  if (!(topic in help)) return usage(values.help ? 0 : 2)
+  if (values.help) return usage(0)
+  if (values.output !== undefined && values.output !== 'json' && values.output !== 'text')
+    return usage(2, `--output (-o) must be json or text, not ${values.output}`)
+  const json = values.json === true || values.output === 'json'
   const client = () => clientOptions(values, env)
-  switch (command) {
-    case 'push':
-      if (!file) return usage('push', 2)
-      return pushRules(client(), file, output, json)
-    case 'list':
+  switch (topic) {
+    case 'storage copy':
+      if (!values.from || !values.to) return usage(2)
+      return copySqliteToPostgres(values.from, values.to, output, json)
+    case 'incidents list': {
+      const list = incidentListOptions(values)
+      if (typeof list === 'string') return usage(2, list)
+      return listIncidents(client(), list, output, json)
+    }
+    case 'incidents show': {
+      if (!argument) return usage(2, 'which incident? Give its id (incidents list shows them)')
+      const eventsLimit = values['events-limit']
+      if (eventsLimit !== undefined && !/^(?:[1-9]\d?|1\d\d|200)$/.test(eventsLimit))
+        return usage(2, '--events-limit must be a whole number from 1 to 200')
+      const page = { eventsLimit, eventsCursor: values['events-cursor'] }
+      return showIncident(client(), argument, page, output, json)
+    }
+    case 'rules push':
+      if (!argument) return usage(2)
+      return pushRules(client(), argument, output, json)
+    case 'rules list':
       return listRules(client(), values.category, output, json)
-    case 'test':
-      if (!file || !values.log) return usage('test', 2)
+    case 'rules test':
+      if (!argument || !values.log) return usage(2)
       return testRules(
-        file,
+        argument,
         {
           log: values.log,
           alertname: values.alertname ?? 'DiagRulesTest',
@@ -133,5 +97,5 @@ export async function main(argv: string[], env: Record<string, string | undefine
         output,
       )
   }
-  return usage('main', 2)
+  return usage(2)
 }

@@ -9,9 +9,10 @@ import { offlineCustomRule, readRulepack } from '../rules/rule-input.js'
 import { seedRulepackFile } from '../rules/seed.js'
 import type { CustomRule } from '../rules/types.js'
 import { parsePattern } from '../text/pattern.js'
-import { type ClientOptions, call } from './client.js'
+import { apiFailure, type ClientOptions, call } from './client.js'
 import type { Output } from './output.js'
-import { describeRule, type RuleOutcome, report, sendRule } from './rules-push.js'
+import { ruleSchemaProblems } from './rule-schema-check.js'
+import { describeRule, invalidRule, type RuleOutcome, report, sendRule } from './rules-push.js'
 
 /** `appserver-diag rules list [--category C]`. */
 export async function listRules(
@@ -27,7 +28,7 @@ export async function listRules(
   do {
     const answer = await call(client, 'GET', `/api/v1/rules?${params}`)
     if (answer.status !== 200) {
-      output.err(`FAILED ${answer.status} ${answer.body?.error ?? ''}: ${answer.body?.message ?? answer.body}`)
+      output.err(apiFailure(answer))
       return 1
     }
     body = answer.body
@@ -76,6 +77,14 @@ export async function testRules(
   let invalid = 0
   for (const [index, body] of readRulepack(file).entries()) {
     const name = describeRule(body as Record<string, unknown>, index)
+    const problems = ruleSchemaProblems(body)
+    if (problems.length > 0) {
+      invalid++
+      const words = invalidRule(name, problems)
+      invalidRules.push(words)
+      output.err(words)
+      continue
+    }
     try {
       const rule = toRule(body, 1000 + index, 'diag-rules-test')
       const verdict = await safety.verdict(parsePattern(rule.pattern))

@@ -1,14 +1,17 @@
 import { readRulepack } from '../rules/rule-input.js'
-import { type ClientOptions, call } from './client.js'
+import { type ClientOptions, call, errorMessage } from './client.js'
 import { type Output, sameRule } from './output.js'
+import { ruleSchemaProblems } from './rule-schema-check.js'
 
-export const describeRule = (rule: { branch?: unknown; ruleName?: unknown }, index: number) =>
-  `${String(rule.branch ?? `rule #${index + 1}`)} ${String(rule.ruleName ?? '')}`.trim()
+export const describeRule = (rule: { branch?: unknown; ruleName?: unknown } | null, index: number) =>
+  `${String(rule?.branch ?? `rule #${index + 1}`)} ${String(rule?.ruleName ?? '')}`.trim()
 
 /** What became of one rule of a file, as `--json` prints it. */
 export interface RuleOutcome {
   rule: string
-  outcome: 'registered' | 'identical' | 'valid' | 'conflict' | 'failed'
+  outcome: 'registered' | 'identical' | 'valid' | 'invalid' | 'conflict' | 'failed'
+  /** What the schema refuses in an invalid rule, in words: one sentence per field. */
+  problems?: string[]
   id?: number | string
   conflictsWith?: { id: number | string; branch: string; ruleName: string }
   status?: number
@@ -38,11 +41,7 @@ export async function sendRule(
     }
     return { rule: name, outcome: 'conflict', conflictsWith, status, error: answer.error, message: answer.message }
   }
-  const details = Array.isArray(answer?.details)
-    ? answer.details.map((d: { path: string; message: string }) => ` ${d.path} ${d.message};`).join('')
-    : ''
-  const message = `${answer?.message ?? answer}${details}`
-  return { rule: name, outcome: 'failed', status, error: answer?.error ?? '', message }
+  return { rule: name, outcome: 'failed', status, error: answer?.error ?? '', message: errorMessage(answer) }
 }
 
 /** One line for an outcome; conflicts and failures go to stderr. */
@@ -58,6 +57,9 @@ export function report(result: RuleOutcome, output: Output): void {
     case 'valid':
       output.out(`${result.rule}: the service would accept it`)
       break
+    case 'invalid':
+      output.err(invalidRule(result.rule, result.problems ?? []))
+      break
     case 'conflict':
       output.err(
         `${result.rule}: CONFLICT with rule ${other?.id} (${other?.branch} ${other?.ruleName}), which says something else: ${result.message}`,
@@ -69,8 +71,13 @@ export function report(result: RuleOutcome, output: Output): void {
   }
 }
 
+/** A rule the schema refuses, and why in words, one field a line. */
+export const invalidRule = (rule: string, problems: readonly string[]) =>
+  [`${rule}: INVALID, not sent:`, ...problems.map((problem) => `  ${problem}`)].join('\n')
+
 /**
- * `appserver-diag rules push FILE`: one POST per rule (the API takes one rule a request). A rule
+ * `appserver-diag rules push FILE`: one POST per rule (the API takes one rule a request); a
+ * rule the schema refuses is not sent, and the words say why. A rule
  * identical to a registered one is skipped; any other conflict, like any other failure,
  * makes the exit code 1 and says which registered rule it conflicts with.
  */
@@ -78,7 +85,11 @@ export async function pushRules(client: ClientOptions, file: string, output: Out
   const rules = readRulepack(file)
   const results: RuleOutcome[] = []
   for (const [index, rule] of rules.entries()) {
-    const result = await sendRule(client, rule, describeRule(rule as Record<string, unknown>, index), false)
+    const name = describeRule(rule as Record<string, unknown>, index)
+    // Checked here against the API's own schema, so the refusal comes in words.
+    const problems = ruleSchemaProblems(rule)
+    const result: RuleOutcome =
+      problems.length > 0 ? { rule: name, outcome: 'invalid', problems } : await sendRule(client, rule, name, false)
     results.push(result)
     if (!json) report(result, output)
   }

@@ -50,6 +50,8 @@ export async function collectEvidence(
   inventory: Inventory,
   options: {
     httpTimeoutMs: number
+    /** How far apart the GC counter is read (metrics-collector.ts); by default gcRateIntervalMs. */
+    metricsIntervalMs?: number
     analyzeLogs: (files: readonly string[], roots: readonly string[]) => Promise<LogAnalysis>
   },
 ): Promise<CollectedEvidence> {
@@ -70,7 +72,7 @@ export async function collectEvidence(
       .catch((error: unknown) =>
         error instanceof AnalysisTimeoutError ? timedOutAnalysis(sources.logs, error) : Promise.reject(error),
       ),
-    sources.metricsUrl ? collectMetrics(sources.metricsUrl, options.httpTimeoutMs) : null,
+    sources.metricsUrl ? collectMetrics(sources.metricsUrl, options.httpTimeoutMs, options.metricsIntervalMs) : null,
     sources.healthUrl ? probeHealth(sources.healthUrl, options.httpTimeoutMs) : null,
   ])
   const spool = sources.spoolDir

@@ -1,14 +1,37 @@
 import { boundedGet } from './http-get.js'
 
+/**
+ * The time the JVM spent collecting garbage between two reads of its GC counter: a rate,
+ * where the counter alone is a total since the JVM started.
+ */
+export interface GcRate {
+  /** Seconds between the two reads. */
+  windowSeconds: number
+  /** GC seconds counted between them; null when they cannot be known (`why`). */
+  gcSeconds: number | null
+  /** gcSeconds / windowSeconds: the share of wall time spent in GC. */
+  ratio: number | null
+  why?: string
+}
+
 export interface MetricsEvidence {
   status: 'ok' | 'unavailable'
   heapUsedBytes: number | null
   heapMaxBytes: number | null
   heapUsedRatio: number | null
   threads: number | null
+  /** The GC counter at the first read: seconds since the JVM started. */
   gcSeconds: number | null
+  /** Absent in results stored before it was measured; null when no GC counter is exposed. */
+  gcRate?: GcRate | null
   error?: string
 }
+
+/**
+ * How far apart the GC counter is read twice. A collection still running at the second read
+ * counts in neither; long enough to hold several collections of a JVM that is thrashing.
+ */
+export const gcRateIntervalMs = 5000
 
 const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/
 
@@ -56,15 +79,61 @@ export function parseJvmMetrics(text: string): Omit<MetricsEvidence, 'status' | 
   }
 }
 
-export async function collectMetrics(url: string, timeoutMs: number): Promise<MetricsEvidence> {
+type Reading = Omit<MetricsEvidence, 'status' | 'error' | 'gcRate'>
+
+const emptyReading: Reading = {
+  heapUsedBytes: null,
+  heapMaxBytes: null,
+  heapUsedRatio: null,
+  threads: null,
+  gcSeconds: null,
+}
+
+/** One bounded read of the exposition: its JVM facts and when they were answered, or why not. */
+async function readOnce(url: string, timeoutMs: number): Promise<{ reading: Reading; at: number } | string> {
   const result = await boundedGet(url, { timeoutMs, maxBytes: 4 * 1024 * 1024 })
-  const empty = { heapUsedBytes: null, heapMaxBytes: null, heapUsedRatio: null, threads: null, gcSeconds: null }
-  if (!result.ok) return { status: 'unavailable', ...empty, error: `${result.failure}: ${result.detail}` }
-  if (result.status < 200 || result.status > 299)
-    return { status: 'unavailable', ...empty, error: `HTTP ${result.status}` }
-  const parsed = parseJvmMetrics(result.body)
-  const found = Object.values(parsed).some((value) => value !== null)
-  return found
-    ? { status: 'ok', ...parsed }
-    : { status: 'unavailable', ...empty, error: 'no JVM metrics in the exposition' }
+  const at = performance.now()
+  if (!result.ok) return `${result.failure}: ${result.detail}`
+  if (result.status < 200 || result.status > 299) return `HTTP ${result.status}`
+  const reading = parseJvmMetrics(result.body)
+  return Object.values(reading).some((value) => value !== null) ? { reading, at } : 'no JVM metrics in the exposition'
+}
+
+const rounded = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
+
+/**
+ * The instance's JVM metrics (D17), read twice `intervalMs` apart when the first read shows
+ * a GC counter, so that GC time is a rate over that window. A failed first read costs at
+ * most `timeoutMs`; a failed second one leaves the rate unknown and the first read stands.
+ */
+export async function collectMetrics(
+  url: string,
+  timeoutMs: number,
+  intervalMs = gcRateIntervalMs,
+): Promise<MetricsEvidence> {
+  const first = await readOnce(url, timeoutMs)
+  if (typeof first === 'string') return { status: 'unavailable', ...emptyReading, gcRate: null, error: first }
+  const evidence: MetricsEvidence = { status: 'ok', ...first.reading, gcRate: null }
+  const before = first.reading.gcSeconds
+  if (before === null) return evidence
+  await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  const second = await readOnce(url, timeoutMs)
+  if (typeof second === 'string') {
+    const windowSeconds = rounded((performance.now() - first.at) / 1000, 1)
+    return {
+      ...evidence,
+      gcRate: { windowSeconds, gcSeconds: null, ratio: null, why: `the second read failed (${second})` },
+    }
+  }
+  const windowSeconds = rounded((second.at - first.at) / 1000, 1)
+  const after = second.reading.gcSeconds
+  const gcSeconds = after === null ? null : after - before
+  if (gcSeconds === null || gcSeconds < 0) {
+    const why =
+      gcSeconds === null ? 'the second read had no GC counter' : 'the GC counter fell between the reads (a restart?)'
+    return { ...evidence, gcRate: { windowSeconds, gcSeconds: null, ratio: null, why } }
+  }
+  // Over 1 when collectors counted in parallel: shown as it is, not capped.
+  const ratio = windowSeconds > 0 ? rounded(gcSeconds / windowSeconds, 3) : null
+  return { ...evidence, gcRate: { windowSeconds, gcSeconds: rounded(gcSeconds, 3), ratio } }
 }

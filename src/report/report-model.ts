@@ -1,8 +1,9 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
 import type { GcSummary } from '../evidence/gc-log.js'
 import type { Diagnosis, Finding } from '../rules/diagnosis-engine.js'
-import { isBuiltin } from '../rules/types.js'
+import { type FindingView, findingView } from './finding-view.js'
 import { lineLocator } from './log-locations.js'
+import { metricsFacts, usedOf } from './runtime-words.js'
 
 // The view models the templates render (D23). Everything here is plain data: templates
 // decide the layout, Handlebars escapes every value in HTML.
@@ -35,19 +36,6 @@ export function webLink(url: string | undefined): string | null {
   } catch {
     return null
   }
-}
-
-interface FindingView {
-  id: string | number
-  branch: string
-  ruleName: string
-  category: string
-  classification: string
-  confidence: string | null
-  assessment: string
-  origin: 'built-in' | 'custom'
-  /** Why a cause is confirmed or only probable (docs/design.md, "Confidence is earned"); null when the rule says. */
-  basis: string | null
 }
 
 interface ExcerptLine {
@@ -101,6 +89,8 @@ export interface DiagnosisModel {
       error: string | null
     } | null
     metrics: EvidenceSummary['metrics']
+    /** The metrics in words: heap used of its maximum, threads, GC time over a window (runtime-words.ts). */
+    metricsFacts: string[]
     probe: EvidenceSummary['probe']
   }
   provenance: {
@@ -112,33 +102,6 @@ export interface DiagnosisModel {
     engine: string
     rulesMatched: string
     bounds: EvidenceSummary['bounds']
-  }
-}
-
-const confidenceBasis = {
-  corroborated:
-    'its signature and a corroborating fact: the signature on more than one line, a failing probe, a metric, or a container event',
-  uncorroborated:
-    'its signature alone: one line, and no repeat, probe, metric or container event corroborated it, so it is a probable cause, not a confirmed one',
-} as const
-
-function findingView(finding: Finding): FindingView {
-  const { rule } = finding
-  return {
-    id: rule.id,
-    branch: rule.branch,
-    ruleName: rule.ruleName,
-    category: rule.category,
-    classification: finding.classification,
-    confidence: finding.confidence,
-    assessment: rule.assessment,
-    origin: isBuiltin(rule) ? 'built-in' : 'custom',
-    basis:
-      finding.corroborated === null
-        ? null
-        : finding.corroborated
-          ? confidenceBasis.corroborated
-          : confidenceBasis.uncorroborated,
   }
 }
 
@@ -176,14 +139,11 @@ function containerEventView(record: Record<string, unknown>): ContainerEventView
   }
 }
 
-const mib = (kib: number) => `${Math.round(kib / 1024).toLocaleString('en-US')} MiB`
-
 /** The GC part of the report; exported for its test. A logged capacity of 0 has no share. */
 export function gcView(gc: GcSummary): GcView {
   const after = gc.heapAfterLast
   if (!after) return { ...gc, heapAfter: null }
-  const share = after.capacityKiB > 0 ? ` (${Math.round((100 * after.usedKiB) / after.capacityKiB)} %)` : ''
-  return { ...gc, heapAfter: `${mib(after.usedKiB)} of ${mib(after.capacityKiB)}${share}` }
+  return { ...gc, heapAfter: usedOf(after.usedKiB * 1024, after.capacityKiB * 1024) }
 }
 
 const entries = (record: Record<string, string>) =>
@@ -210,8 +170,8 @@ export function diagnosisModel(input: {
     lifecycle: input.lifecycle,
     labels: entries(alert.labels),
     annotations: entries(alert.annotations),
-    primary: findingView(diagnosis.primary),
-    others: diagnosis.matches.slice(1).map(findingView),
+    primary: findingView(diagnosis.primary, evidence.probe),
+    others: diagnosis.matches.slice(1).map((finding) => findingView(finding, evidence.probe)),
     actions: diagnosis.primary.rule.recommendedActions,
     logs: {
       files: evidence.logs,
@@ -230,6 +190,7 @@ export function diagnosisModel(input: {
           }
         : null,
       metrics: evidence.metrics,
+      metricsFacts: evidence.metrics ? metricsFacts(evidence.metrics) : [],
       probe: evidence.probe,
     },
     provenance: {

@@ -25,6 +25,7 @@ const finding = {
   assessment: 'Fixture.',
   origin: 'built-in' as const,
   basis: 'Fixture.',
+  corroboratedBy: ['the health probe timed out'],
 }
 
 /**
@@ -74,7 +75,16 @@ export function checkTemplates(templates: ReportTemplates): void {
         skipped: [],
         error: null,
       },
-      metrics: null,
+      metrics: {
+        status: 'ok',
+        heapUsedBytes: 1024,
+        heapMaxBytes: 2048,
+        heapUsedRatio: 0.5,
+        threads: 10,
+        gcSeconds: 1,
+        gcRate: { windowSeconds: 5, gcSeconds: 1, ratio: 0.2 },
+      },
+      metricsFacts: ['heap used 1 KiB of 2 KiB (50 %)', '10 live threads', 'GC 1 s of the 5 s between two reads'],
       probe: null,
     },
     provenance: {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type Almanac, Engine, type Event, type RuleResult } from 'json-rules-engine'
 import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
 import { corroboratingEvidence, type Family } from './builtin-loader.js'
+import { type CorroboratingFact, corroboratingFacts } from './corroboration-results.js'
 import {
   corroborationCondition,
   engineRules,
@@ -34,6 +35,8 @@ export interface Finding {
   confidence: CatalogueRule['confidence']
   /** Whether a confirmation was corroborated; null for a rule whose classification is its own. */
   corroborated: boolean | null
+  /** The corroborating conditions that held, for a corroborated finding; empty otherwise. */
+  corroboratedBy: CorroboratingFact[]
   /** The first log line that matched one of the rule's patterns, when it matched on logs. */
   logMatch: PatternMatch | null
 }
@@ -192,6 +195,7 @@ export class DiagnosisEngine {
         classification,
         confidence,
         corroborated,
+        corroboratedBy: corroboratingFacts(result, corroborated),
         logMatch: this.firstLine(result.name, log),
       }
       return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log) }

@@ -11,9 +11,14 @@ const run = promisify(execFile)
 const token = 'cli-test-token-0000001'
 const diag = join(packageRoot, 'dist', 'src', 'cli', 'diag.js')
 
+// No config file of the user running the tests is ever read: ~/.config is an empty folder.
+const noUserConfig = { XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'diag-cli-config-')) }
+
 async function cli(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [diag, ...args], { env: cleanEnv(env) })
+    const { stdout, stderr } = await run(process.execPath, [diag, ...args], {
+      env: cleanEnv({ ...noUserConfig, ...env }),
+    })
     return { code: 0, stdout, stderr }
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string }
@@ -101,6 +106,47 @@ describe('diag rules (the rulepack CLI)', () => {
     expect(push.stderr).toContain('IMP-02 FeedRetryStorm: FAILED 400 unsafe_regex_pattern')
   })
 
+  it('explains a rule the schema refuses in words, not regular expressions, and does not send it', async () => {
+    const file = join(dir, 'malformed.json')
+    const { assessment: _, ...noAssessment } = rule('imp-9', 'x', 'FeedParseException: bad header')
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { ...noAssessment, classification: 'Confirmed_Cause', confidence: 'medium', severity: 'high' },
+        rule('IMP-10', 'FeedHeaderBad', 'FeedParseException: bad header'),
+      ]),
+    )
+    const push = await cli(['rules', 'push', file, ...connection])
+    expect(push.code).toBe(1)
+    const lines = push.stderr.split('\n')
+    const invalid = lines.indexOf('imp-9 x: INVALID, not sent:')
+    expect(invalid).toBeGreaterThanOrEqual(0)
+    // One sentence a field, in any order.
+    expect(lines.slice(invalid + 1, invalid + 6).sort()).toEqual([
+      '  assessment is missing',
+      '  branch "imp-9" must be capital letters, a hyphen and two digits, like OPS-31',
+      '  confidence "medium" must be high: a confirmed_cause pairs with high confidence',
+      '  ruleName "x" must be 3 to 80 letters and digits that start with a letter, like LedgerLockTimeout',
+      '  severity is not a field of the rule',
+    ])
+    // Not one regular expression: no anchors, classes or escapes of a pattern.
+    expect(push.stderr).not.toMatch(/\^|\$\W|\[A-Z|\\d|must match/)
+    expect(push.stdout).toContain('IMP-10 FeedHeaderBad: registered as id')
+    expect(push.stdout).toContain('1 registered, 0 already registered as they are, 1 refused')
+
+    const json = JSON.parse((await cli(['rules', 'push', file, '-o', 'json', ...connection])).stdout)
+    expect(json.results[0]).toMatchObject({ rule: 'imp-9 x', outcome: 'invalid' })
+    expect(json.results[0].problems).toContain('assessment is missing')
+    const list = await cli(['rules', 'list', ...connection])
+    expect(list.stdout).not.toMatch(/^imp-9/m)
+
+    const log = join(dir, 'malformed.log')
+    writeFileSync(log, 'FeedParseException: bad header\n')
+    const tried = await cli(['rules', 'test', file, '--log', log])
+    expect(tried.code).toBe(1)
+    expect(tried.stderr).toContain('  branch "imp-9" must be capital letters, a hyphen and two digits, like OPS-31')
+  })
+
   it('checks a rulepack against the running service when it can, and says so when it cannot', async () => {
     const log = join(dir, 'check.log')
     writeFileSync(log, '2026-11-22 05:00:01,002 ERROR [main] c.e.imports.FeedImporter - FeedImportAborted\n')
@@ -121,11 +167,11 @@ describe('diag rules (the rulepack CLI)', () => {
   it('prints its version, and help with an example for every command', async () => {
     const version = await cli(['--version'])
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
-    for (const command of ['push', 'list', 'test']) {
-      const help = await cli(['rules', command, '--help'])
+    for (const command of ['rules push', 'rules list', 'rules test', 'incidents list', 'incidents show']) {
+      const help = await cli([...command.split(' '), '--help'])
       expect(help.code).toBe(0)
-      expect(help.stdout).toContain(`usage: appserver-diag rules ${command}`)
-      expect(help.stdout).toContain(`example:\n  appserver-diag rules ${command}`)
+      expect(help.stdout).toContain(`usage: appserver-diag ${command}`)
+      expect(help.stdout).toContain(`example:\n  appserver-diag ${command}`)
     }
   })
 

@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,6 +19,7 @@ describe('the evidence a report shows', () => {
   const second = join(dir, 'logs', 'app.log')
   let t: TestService
   let smtp: Awaited<ReturnType<typeof startSmtp>>
+  let metrics: Server
 
   beforeAll(async () => {
     mkdirSync(join(dir, 'logs'))
@@ -46,11 +49,26 @@ describe('the evidence a report shows', () => {
         exitCode: null,
       })}\n`,
     )
+    // A JMX exporter whose GC counter, 4,000 s since the JVM started, grows by 2.5 s between reads.
+    let reads = 0
+    metrics = createServer((_req, res) => {
+      reads++
+      res.end(
+        [
+          'jvm_memory_bytes_used{area="heap",} 2.08666624E9',
+          'jvm_memory_bytes_max{area="heap",} 2.147483648E9',
+          'jvm_threads_current 212.0',
+          `jvm_gc_collection_seconds_sum{gc="G1 Old Generation",} ${reads === 1 ? 4000 : 4002.5}`,
+        ].join('\n'),
+      )
+    })
+    await new Promise<void>((resolve) => metrics.listen(0, '127.0.0.1', resolve))
+    const metricsUrl = `http://127.0.0.1:${(metrics.address() as AddressInfo).port}/metrics`
     writeFileSync(
       join(dir, 'inventory.json'),
       JSON.stringify({
         instances: {
-          'app-01': { logs: ['logs/catalina.out', 'logs/app.log'], spoolDir: 'spool', container: 'app-01' },
+          'app-01': { logs: ['logs/catalina.out', 'logs/app.log'], spoolDir: 'spool', container: 'app-01', metricsUrl },
         },
       }),
     )
@@ -60,6 +78,7 @@ describe('the evidence a report shows', () => {
   afterAll(async () => {
     await t.close()
     await smtp.close()
+    metrics.close()
     rmSync(dir, { recursive: true, force: true })
   })
 
@@ -86,6 +105,20 @@ describe('the evidence a report shows', () => {
         'pauses 2734.75 ms in total, the longest 1500.25 ms; heap after the last collection 1,985 MiB of 2,048 MiB (97 %)',
     )
     expect(text).toContain('2026-11-22T04:58:00Z app-01 health_status health=unhealthy reason=probe timed out')
+
+    // The heap in bytes and percent, GC time over the window between the two reads.
+    expect(text).toMatch(
+      /^Metrics: heap used 1,990 MiB of 2,048 MiB \(97 %\), 212 live threads, GC 2\.5 s of the [\d.]+ s between two reads \(\d+ % of the time\)$/m,
+    )
+    expect(text).not.toContain('4000')
+    // TD-02 found on one line, corroborated by what held: the full collections of the GC log
+    // (its own corroboratedBy), and the heap the metrics show 97 % full.
+    expect(text).toMatch(/^Primary finding: TD-02 JavaHeapExhausted \[built-in rule builtin-TD-02\]$/m)
+    expect(text).toContain(
+      '  Confidence: its signature, corroborated by: the heap 97 % full (metrics); 2 full collections that left the heap 90 % full or more (GC log).',
+    )
+    const incidentId: string = res.json().events[0].incidentId
+    expect(text).toContain(`Show the incident: appserver-diag incidents show ${incidentId}\n`)
     expect(html).toContain('app-01: <strong>health_status</strong>, health unhealthy, reason probe timed out')
   })
 })

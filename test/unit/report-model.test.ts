@@ -11,6 +11,6 @@ describe("the report's GC part", () => {
   })
 
   it('gives no share when the log says the capacity was 0 (a (0K) transition): no Infinity or NaN in a report', () => {
-    expect(gcView({ ...summary, heapAfterLast: { usedKiB: 0, capacityKiB: 0 } }).heapAfter).toBe('0 MiB of 0 MiB')
+    expect(gcView({ ...summary, heapAfterLast: { usedKiB: 0, capacityKiB: 0 } }).heapAfter).toBe('0 bytes of 0 bytes')
   })
 })
