@@ -6,6 +6,7 @@ import type { RedactionOptions } from '../evidence/redaction-options.js'
 import { type ConnectionLimits, defaultConnectionLimits } from '../http/connection-guard.js'
 import { packageRoot } from '../paths.js'
 import { type ConfigKey, configKeys, configSchema } from './schema.js'
+import { parseTlsSans } from './tls-names.js'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -13,7 +14,8 @@ export interface Config {
   host: string
   port: number
   dataDir: string
-  tls: { certFile?: string; keyFile?: string; clientCaFile?: string }
+  /** `extraNames`: DIAG_TLS_SANS, for the generated certificate only. */
+  tls: { certFile?: string; keyFile?: string; clientCaFile?: string; extraNames: string[] }
   apiTokensFile?: string
   apiToken?: string
   smtpUrl?: string
@@ -127,6 +129,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError(['DIAG_TLS_CERT and DIAG_TLS_KEY must be set together (or neither, to generate them)'])
   }
   const clientCaFile = path('DIAG_TLS_CLIENT_CA')
+  const sans = parseTlsSans(str('DIAG_TLS_SANS'), certFile !== undefined)
+  if (sans.errors.length > 0) throw new ConfigError(sans.errors)
 
   const config: Config = {
     host: String(value.DIAG_HOST),
@@ -136,6 +140,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       ...(certFile ? { certFile } : {}),
       ...(keyFile ? { keyFile } : {}),
       ...(clientCaFile ? { clientCaFile } : {}),
+      extraNames: sans.names,
     },
     mailFrom: String(value.DIAG_MAIL_FROM),
     mailTo: String(value.DIAG_MAIL_TO)

@@ -22,6 +22,8 @@ export const configSchema = {
     DIAG_TLS_CERT: string('a path to a PEM certificate chain', { minLength: 1 }),
     DIAG_TLS_KEY: string('a path to a PEM private key', { minLength: 1 }),
     DIAG_TLS_CLIENT_CA: string('a path to a PEM CA bundle for client certificates', { minLength: 1 }),
+    // More names for the generated certificate (config/tls-names.ts checks each one).
+    DIAG_TLS_SANS: string('a comma-separated list of DNS names and IP addresses'),
     DIAG_API_TOKENS_FILE: string('a path to a JSON token list', { minLength: 1 }),
     DIAG_API_TOKEN: string('a token of 16 to 512 visible ASCII characters', {
       pattern: '^[\\x21-\\x7e]{16,512}$',

@@ -118,6 +118,23 @@ describe('loadConfig (D2)', () => {
     ])
   })
 
+  it('takes DIAG_TLS_SANS as DNS names and IP addresses, canonical, and names each bad entry', () => {
+    expect(
+      loadConfig({ DIAG_TLS_SANS: ' Diag.Example.org,*.apps.example.org, 203.0.113.7,0:0::1 ' }, '/srv').tls,
+    ).toEqual({
+      extraNames: ['diag.example.org', '*.apps.example.org', '203.0.113.7', '::1'],
+    })
+    expect(errorLines({ DIAG_TLS_SANS: 'diag.example.org,diag_01.example.org,,fe80::1%eth0,https://x' })).toEqual([
+      'DIAG_TLS_SANS: "diag_01.example.org" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "fe80::1%eth0" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "https://x" is neither a DNS name nor an IP address',
+    ])
+    expect(errorLines({ DIAG_TLS_SANS: 'diag.example.org', DIAG_TLS_CERT: '/c.pem', DIAG_TLS_KEY: '/k.pem' })).toEqual([
+      'DIAG_TLS_SANS names the generated certificate: with DIAG_TLS_CERT, put the names in that certificate',
+    ])
+  })
+
   it('treats empty values as unset and collects unknown DIAG_* names as warnings', () => {
     const config = loadConfig({ DIAG_SMTP_URL: '', DIAG_PROT: '1', PATH: '/bin' }, '/srv')
     expect(config.smtpUrl).toBeUndefined()
