@@ -34,7 +34,7 @@ describe('loadConfig (D2)', () => {
     expect(config.inventoryFile).toMatch(/examples\/inventory\.json$/)
     expect(config.templatesDir).toMatch(/templates$/)
     expect(config.apiToken).toBeUndefined()
-    expect(config.smtpUrl).toBeUndefined()
+    expect(config.smtp).toBeUndefined()
     expect(Object.isFrozen(config)).toBe(true)
   })
 
@@ -68,7 +68,13 @@ describe('loadConfig (D2)', () => {
       tls: { certFile: '/etc/diag/cert.pem', keyFile: '/etc/diag/key.pem', clientCaFile: '/srv/client-ca.pem' },
       apiTokensFile: '/etc/diag/tokens.json',
       apiToken: 'a-long-enough-token',
-      smtpUrl: 'smtps://user:pass@mail.example:465',
+      smtp: {
+        host: 'mail.example',
+        port: 465,
+        secure: true,
+        auth: { user: 'user', pass: 'pass' },
+        address: 'mail.example:465',
+      },
       mailFrom: 'diag@example.com',
       mailTo: ['a@example.com', 'b@example.com'],
       inventoryFile: '/srv/inventory.json',
@@ -137,7 +143,7 @@ describe('loadConfig (D2)', () => {
 
   it('treats empty values as unset and collects unknown DIAG_* names as warnings', () => {
     const config = loadConfig({ DIAG_SMTP_URL: '', DIAG_PROT: '1', PATH: '/bin' }, '/srv')
-    expect(config.smtpUrl).toBeUndefined()
+    expect(config.smtp).toBeUndefined()
     expect(config.unknownEnvKeys).toEqual(['DIAG_PROT'])
   })
 
