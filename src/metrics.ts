@@ -15,6 +15,7 @@ export interface Metrics {
   workerFailures: Counter
   notificationsSent: Counter
   notificationsFailed: Counter
+  mailFailures: Counter<'reason'>
   alertsReceived: Counter<'outcome'>
   ingestCommits: Counter
   connectionsRefused: Counter<'reason'>
@@ -32,6 +33,10 @@ export interface Metrics {
   /** Where the replica gauges read the cluster from; set once the replicas are known. */
   replicas: { census: () => ReplicaCensus | Promise<ReplicaCensus> }
 }
+
+/** Why a mail could not be handed to the relay (mail/relay-failure.ts decides). */
+export const mailFailureReasons = ['auth', 'tls', 'connection', 'rejected', 'deferred', 'other'] as const
+export type MailFailureReason = (typeof mailFailureReasons)[number]
 
 /** The replicas sharing the storage as one replica sees them (store/postgres/replicas.ts). */
 export interface ReplicaCensus {
@@ -165,6 +170,16 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
     notificationsFailed: counter(
       'diagnostic_notifications_failed_total',
       'Reports that failed after retries were exhausted',
+    ),
+    mailFailures: withSeries(
+      new Counter({
+        name: 'diagnostic_mail_failures_total',
+        help: 'Attempts to hand a mail to the SMTP relay that failed, by reason: auth (the relay refused the login), tls (the relay is not trusted, or offers no STARTTLS where it is required), connection (refused, timed out or cut), rejected (5xx), deferred (4xx), other',
+        labelNames: ['reason'],
+        registers,
+      }),
+      'reason',
+      [...mailFailureReasons],
     ),
     ingestCommits: counter(
       'diagnostic_ingest_commits_total',

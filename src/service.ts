@@ -69,7 +69,7 @@ export async function startService(config: Config, logger = createLogger(config.
   prepareDataDir(config.dataDir)
   // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
-  const tls = await loadTls(config, announce)
+  const tls = await loadTls(config, announce, (line) => logger.warn(line))
   // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
   verifyShippedRules()
   const storage = config.database

@@ -5,7 +5,9 @@ import { createAjv } from '../ajv.js'
 import type { RedactionOptions } from '../evidence/redaction-options.js'
 import { type ConnectionLimits, defaultConnectionLimits } from '../http/connection-guard.js'
 import { packageRoot } from '../paths.js'
+import { parseMailSettings, type SmtpSettings, withoutPassword } from './mail-settings.js'
 import { type ConfigKey, configKeys, configSchema } from './schema.js'
+import { parseTlsSans } from './tls-names.js'
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 
@@ -13,10 +15,12 @@ export interface Config {
   host: string
   port: number
   dataDir: string
-  tls: { certFile?: string; keyFile?: string; clientCaFile?: string }
+  /** `extraNames`: DIAG_TLS_SANS, for the generated certificate only. */
+  tls: { certFile?: string; keyFile?: string; clientCaFile?: string; extraNames: string[] }
   apiTokensFile?: string
   apiToken?: string
-  smtpUrl?: string
+  /** The SMTP relay; without one, mail is written to files (D3). */
+  smtp?: SmtpSettings
   /** PostgreSQL for replicas (docs/operations.md, "PostgreSQL"); SQLite in dataDir without it. */
   database?: { url: string; poolSize: number; timeoutMs: number; mailClaimMs: number }
   mailFrom: string
@@ -78,6 +82,12 @@ function readConfigFile(path: string): Record<string, unknown> {
   }
 }
 
+/** A bad value as an error line shows it: never a password. */
+function shown(key: string, value: unknown): string {
+  if (key === 'DIAG_SMTP_PASSWORD') return 'a value not shown'
+  return JSON.stringify(key === 'DIAG_SMTP_URL' && typeof value === 'string' ? withoutPassword(value) : value)
+}
+
 function describe(key: string): string {
   const property = (configSchema.properties as Record<string, { description?: string }>)[key]
   return property?.description ?? 'a valid value'
@@ -109,7 +119,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         return `${String(error.params.additionalProperty)}: unknown configuration key in DIAG_CONFIG`
       }
       const key = error.instancePath.replace(/^\//, '')
-      return `${key} must be ${describe(key)} (got ${JSON.stringify(given[key])})`
+      return `${key} must be ${describe(key)} (got ${shown(key, given[key])})`
     })
     throw new ConfigError([...new Set(lines)])
   }
@@ -127,6 +137,16 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError(['DIAG_TLS_CERT and DIAG_TLS_KEY must be set together (or neither, to generate them)'])
   }
   const clientCaFile = path('DIAG_TLS_CLIENT_CA')
+  const sans = parseTlsSans(str('DIAG_TLS_SANS'), certFile !== undefined)
+  const mail = parseMailSettings({
+    url: str('DIAG_SMTP_URL'),
+    startTls: str('DIAG_SMTP_STARTTLS'),
+    caFile: path('DIAG_SMTP_CA'),
+    user: str('DIAG_SMTP_USER'),
+    password: str('DIAG_SMTP_PASSWORD'),
+    passwordFile: path('DIAG_SMTP_PASSWORD_FILE'),
+  })
+  if (sans.errors.length + mail.errors.length > 0) throw new ConfigError([...sans.errors, ...mail.errors])
 
   const config: Config = {
     host: String(value.DIAG_HOST),
@@ -136,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       ...(certFile ? { certFile } : {}),
       ...(keyFile ? { keyFile } : {}),
       ...(clientCaFile ? { clientCaFile } : {}),
+      extraNames: sans.names,
     },
     mailFrom: String(value.DIAG_MAIL_FROM),
     mailTo: String(value.DIAG_MAIL_TO)
@@ -182,8 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
   if (tokensFile) config.apiTokensFile = tokensFile
   const token = str('DIAG_API_TOKEN')
   if (token) config.apiToken = token
-  const smtpUrl = str('DIAG_SMTP_URL')
-  if (smtpUrl) config.smtpUrl = smtpUrl
+  if (mail.smtp) config.smtp = mail.smtp
   const databaseUrl = str('DIAG_DATABASE_URL')
   if (databaseUrl) {
     config.database = {

@@ -22,11 +22,22 @@ export const configSchema = {
     DIAG_TLS_CERT: string('a path to a PEM certificate chain', { minLength: 1 }),
     DIAG_TLS_KEY: string('a path to a PEM private key', { minLength: 1 }),
     DIAG_TLS_CLIENT_CA: string('a path to a PEM CA bundle for client certificates', { minLength: 1 }),
+    // More names for the generated certificate (config/tls-names.ts checks each one).
+    DIAG_TLS_SANS: string('a comma-separated list of DNS names and IP addresses'),
     DIAG_API_TOKENS_FILE: string('a path to a JSON token list', { minLength: 1 }),
     DIAG_API_TOKEN: string('a token of 16 to 512 visible ASCII characters', {
       pattern: '^[\\x21-\\x7e]{16,512}$',
     }),
     DIAG_SMTP_URL: string('an smtp:// or smtps:// URL', { pattern: '^smtps?://[^\\s]+$' }),
+    DIAG_SMTP_STARTTLS: {
+      enum: ['required', 'opportunistic'],
+      description: 'required or opportunistic',
+    },
+    DIAG_SMTP_CA: string('a path to a PEM CA bundle for the relay', { minLength: 1 }),
+    DIAG_SMTP_USER: string('a user name for SMTP AUTH', { minLength: 1 }),
+    // Never constrained further: an error line would have to show it.
+    DIAG_SMTP_PASSWORD: string('a password'),
+    DIAG_SMTP_PASSWORD_FILE: string('a path to a file holding the SMTP password', { minLength: 1 }),
     DIAG_DATABASE_URL: string('a postgres:// or postgresql:// URL', { pattern: '^postgres(ql)?://[^\\s]+$' }),
     DIAG_DATABASE_POOL_SIZE: integer(1, 200, { default: 10 }),
     DIAG_DATABASE_TIMEOUT_MS: integer(100, 60_000, { default: 5000 }),

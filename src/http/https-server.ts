@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { createServer, type Server, type ServerOptions } from 'node:https'
 import type { Socket } from 'node:net'
 import type { ConnectionGuard } from './connection-guard.js'
+import { answerPlainHttp } from './plain-http-hint.js'
 
 /**
  * Timeouts that keep slow or idle clients from pinning connections. Node checks the
@@ -22,7 +23,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
  * The HTTPS server under the Fastify app (its `serverFactory`), with the timeouts above
- * and every connection and request passed through the guard first.
+ * and every connection and request passed through the guard first; plain HTTP to it gets
+ * a one-line hint (plain-http-hint.ts).
  */
 export function createHttpsServer(tls: ServerOptions, guard: ConnectionGuard, handler: Handler): Server {
   const server = createServer(
@@ -39,6 +41,6 @@ export function createHttpsServer(tls: ServerOptions, guard: ConnectionGuard, ha
     },
   )
   server.setTimeout(serverTimeouts.idleMs)
-  server.on('connection', (socket: Socket) => guard.accept(socket))
+  answerPlainHttp(server, (socket: Socket) => guard.accept(socket), serverTimeouts.idleMs)
   return server
 }

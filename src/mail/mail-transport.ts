@@ -1,8 +1,11 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
+import type { SmtpSettings } from '../config/mail-settings.js'
+import type { MailFailureReason } from '../metrics.js'
 import { composeMessage, messageOptions } from './mime-message.js'
 import type { OutgoingMail } from './outgoing-mail.js'
+import { relayFailure } from './relay-failure.js'
 
 export interface MailTransport {
   /** Delivers or throws; an error with `responseCode` >= 500 is permanent (D24). */
@@ -17,11 +20,24 @@ const mailKinds = ['diagnosis', 'refire', 'recovery'] as const
 
 /**
  * SMTP through nodemailer's pool, which never retries on its own (maxRequeues 0, tight
- * timeouts): the outbox sender owns every retry (D24).
+ * timeouts): the outbox sender owns every retry (D24). TLS as the settings say
+ * (docs/operations.md, "Mail through a production relay"): implicit for smtps://, STARTTLS
+ * required or opportunistic for smtp://, the relay's certificate always verified (against
+ * DIAG_SMTP_CA when set); a relay that is not trusted gets nothing, not even the envelope.
  */
-export function smtpTransport(url: string, from: string): MailTransport {
+export function smtpTransport(
+  settings: SmtpSettings,
+  from: string,
+  onFailure: (reason: MailFailureReason) => void = () => {},
+): MailTransport {
+  const { host, port, secure, startTls, ca, auth } = settings
   const transporter = nodemailer.createTransport({
-    url,
+    host,
+    ...(port === undefined ? {} : { port }),
+    secure,
+    requireTLS: !secure && startTls === 'required',
+    tls: { rejectUnauthorized: true, ...(ca ? { ca: ca.pem } : {}) },
+    ...(auth ? { auth: { user: auth.user, pass: auth.pass } } : {}),
     pool: true,
     maxConnections: 4,
     maxRequeues: 0,
@@ -29,11 +45,16 @@ export function smtpTransport(url: string, from: string): MailTransport {
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
   } as Parameters<typeof nodemailer.createTransport>[0])
-  const host = new URL(url).host
   return {
-    description: `SMTP ${host}`,
+    description: `SMTP ${settings.address}`,
     send: async (mail) => {
-      await transporter.sendMail(messageOptions(from, mail, 'base64'))
+      try {
+        await transporter.sendMail(messageOptions(from, mail, 'base64'))
+      } catch (error) {
+        const failure = relayFailure(error, settings)
+        onFailure(failure.reason)
+        throw failure.error
+      }
     },
     close: () => transporter.close(),
   }

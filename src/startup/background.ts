@@ -32,8 +32,8 @@ export function createBackground(
   log: FastifyBaseLogger,
 ): Background {
   const { metrics, readiness, health } = storage
-  const transport = config.smtpUrl
-    ? smtpTransport(config.smtpUrl, config.mailFrom)
+  const transport = config.smtp
+    ? smtpTransport(config.smtp, config.mailFrom, (reason) => metrics.mailFailures.inc({ reason }))
     : fileTransport(join(config.dataDir, 'outbox'), config.mailFrom)
   const sender = new OutboxSender(
     storage.outbox,

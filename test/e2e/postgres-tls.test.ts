@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DevTlsFiles, ensureDevCertificates } from '../../src/tls/dev-certificates.js'
+import { subjectNames } from '../../src/tls/subject-names.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
 import { type Postgres, startPostgres } from '../helpers/postgres.js'
@@ -23,8 +24,9 @@ describe('PostgreSQL over TLS', () => {
   const processes: ServiceProcess[] = []
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'diag-pg-tls-'))
-    serverCa = await ensureDevCertificates(join(dir, 'server'), ['localhost', '127.0.0.1'])
-    otherCa = await ensureDevCertificates(join(dir, 'other'), ['localhost', '127.0.0.1'])
+    const names = subjectNames(['localhost', '127.0.0.1'])
+    serverCa = await ensureDevCertificates(join(dir, 'server'), names)
+    otherCa = await ensureDevCertificates(join(dir, 'other'), names)
     postgres = await startPostgres({ tls: { certFile: serverCa.certFile, keyFile: serverCa.keyFile } })
   }, 120_000)
   afterAll(() => {

@@ -48,7 +48,7 @@ describe('the service process', () => {
     const token = readFileSync(tokenFile, 'utf8').trim()
     expect(first.stdout()).toContain(token)
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
-    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o700)
+    expect(statSync(join(cwd, 'data')).mode & 0o777).toBe(0o711)
     expect(statSync(join(cwd, 'data', 'diagnostic.db')).isFile()).toBe(true)
 
     const ca = readFileSync(caFile)
@@ -77,7 +77,7 @@ describe('the service process', () => {
     expect(again.json()).toMatchObject({ duplicates: 1 })
   })
 
-  it('keeps every file it writes to its own user, also in a data folder made world-readable before', async () => {
+  it('keeps every file it writes but the certificates to its own user, also in a data folder made world-readable before', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'diag-modes-'))
     mkdirSync(join(cwd, 'data'), { mode: 0o755 })
     chmodSync(join(cwd, 'data'), 0o755)
@@ -104,14 +104,23 @@ describe('the service process', () => {
     }
     walk(join(cwd, 'data'))
     expect(modes.some((m) => m.startsWith('/data/diagnostic.db-wal '))).toBe(true)
-    expect(modes.filter((m) => !/ (600|700)$/.test(m))).toEqual([])
-    expect((statSync(join(cwd, 'data')).mode & 0o777).toString(8)).toBe('700')
+    // The certificates are public; others may reach them by name through the folders, never list them.
+    expect(modes.filter((m) => !/ (600|700)$/.test(m)).sort()).toEqual([
+      '/data/tls 711',
+      '/data/tls/ca.pem 644',
+      '/data/tls/server.pem 644',
+    ])
+    expect((statSync(join(cwd, 'data')).mode & 0o777).toString(8)).toBe('711')
   })
 
   it.each([
     [{ DIAG_PORT: 'https' }, 'DIAG_PORT must be an integer from 0 to 65535 (got "https")'],
     [{ DIAG_LOG_LEVEL: 'loud' }, 'DIAG_LOG_LEVEL must be one of'],
     [{ DIAG_TLS_KEY: '/nonexistent.pem' }, 'DIAG_TLS_CERT and DIAG_TLS_KEY must be set together'],
+    [
+      { DIAG_TLS_SANS: 'diag.example.org, diag_01' },
+      'DIAG_TLS_SANS: "diag_01" is neither a DNS name nor an IP address',
+    ],
     [
       { DIAG_API_TOKENS_FILE: '/nonexistent/tokens.json' },
       'DIAG_API_TOKENS_FILE: /nonexistent/tokens.json cannot be read',

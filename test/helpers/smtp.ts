@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net'
 import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
+import { type MailVariables, parseMailSettings, type SmtpSettings } from '../../src/config/mail-settings.js'
+import { createCertificateAuthority, issueServerCertificate } from '../../src/tls/certificate-authority.js'
+import { subjectNames } from '../../src/tls/subject-names.js'
 
 export interface ReceivedMail {
   raw: string
@@ -14,6 +17,25 @@ export interface ReceivedMail {
   content: string
   /** The SMTP envelope (MAIL FROM, RCPT TO) it came with; empty when parsed from a file. */
   envelope: { from: string; to: string[] }
+  /** Over TLS or not, and the user that logged in: set when a server received it. */
+  session?: { secure: boolean; user: string | undefined }
+}
+
+/** A relay's certificate for 127.0.0.1 and localhost, and a new CA of the test's that signed it. */
+export async function relayCertificate(): Promise<{ caPem: string; certPem: string; keyPem: string }> {
+  const ca = await createCertificateAuthority('CN=Test Relay CA')
+  return { caPem: ca.certPem, ...(await issueServerCertificate(ca, subjectNames(['localhost', '127.0.0.1']))) }
+}
+
+export interface SmtpOptions {
+  /** Answer every recipient with this code. */
+  reject?: number
+  /** Keep every message unanswered (after its data arrived) until `release()`. */
+  hold?: boolean
+  /** Speak TLS with this certificate: STARTTLS offered on smtp://, or implicit (smtps://). */
+  tls?: { certPem: string; keyPem: string; implicit?: boolean }
+  /** Require SMTP AUTH (offered only after TLS, as relays do) with these credentials. */
+  auth?: { user: string; pass: string }
 }
 
 /** The raw headers, and the decoded parts as a real MIME parser (mailparser) reads them. */
@@ -38,19 +60,33 @@ export async function parseMail(raw: string): Promise<ReceivedMail> {
   }
 }
 
-/**
- * A real SMTP server in this process; `reject` answers every recipient with that code;
- * `hold` keeps every message unanswered (after its data arrived) until `release()`.
- */
-export async function startSmtp(options: { reject?: number; hold?: boolean } = {}) {
+/** A real SMTP server in this process (smtp-server), with TLS and AUTH as a relay has them. */
+export async function startSmtp(options: SmtpOptions = {}) {
   const mails: ReceivedMail[] = []
+  /** Every AUTH attempt, and every MAIL FROM (whether over TLS): what a client sent and how. */
+  const logins: Array<{ user: string; accepted: boolean; secure: boolean }> = []
+  const mailFroms: Array<{ secure: boolean }> = []
   let arrived = 0
   let release = () => {}
   const gate = options.hold ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve()
+  const { tls, auth } = options
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
+    authOptional: !auth,
+    disabledCommands: tls ? [] : ['STARTTLS'],
+    ...(tls ? { key: tls.keyPem, cert: tls.certPem, secure: tls.implicit === true, minVersion: 'TLSv1.2' } : {}),
     logger: false,
+    onAuth(attempt, session, callback) {
+      const accepted = attempt.username === auth?.user && attempt.password === auth?.pass
+      logins.push({ user: attempt.username ?? '', accepted, secure: session.secure })
+      if (accepted) return callback(null, { user: attempt.username })
+      const error = new Error('Authentication credentials invalid') as Error & { responseCode: number }
+      error.responseCode = 535
+      callback(error)
+    },
+    onMailFrom(_address, session, callback) {
+      mailFroms.push({ secure: session.secure })
+      callback()
+    },
     onRcptTo(_address, _session, callback) {
       if (!options.reject) return callback()
       const error = new Error('mailbox unavailable') as Error & { responseCode: number }
@@ -67,7 +103,8 @@ export async function startSmtp(options: { reject?: number; hold?: boolean } = {
         gate
           .then(() => parseMail(Buffer.concat(chunks).toString('utf8')))
           .then((mail) => {
-            mails.push({ ...mail, envelope })
+            const user = typeof session.user === 'string' ? session.user : undefined
+            mails.push({ ...mail, envelope, session: { secure: session.secure, user } })
             callback()
           }, callback)
       })
@@ -77,9 +114,18 @@ export async function startSmtp(options: { reject?: number; hold?: boolean } = {
   server.on('error', () => {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
+  const url = `${tls?.implicit ? 'smtps' : 'smtp'}://127.0.0.1:${port}`
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url,
+    /** The service's settings for this server, as DIAG_SMTP_URL and these DIAG_SMTP_* would make them. */
+    settings: (variables: Omit<MailVariables, 'url'> = {}): SmtpSettings => {
+      const { smtp, errors } = parseMailSettings({ url, ...variables })
+      if (!smtp) throw new Error(errors.join('; '))
+      return smtp
+    },
     mails,
+    logins,
+    mailFroms,
     /** The mails of one event (its X-Diagnostic-Event header), in the order they arrived. */
     mailsOf: (eventId: string) => mails.filter((m) => m.headers['x-diagnostic-event'] === eventId),
     /** Messages whose data arrived, answered or not. */

@@ -15,6 +15,7 @@ const families = [
   ['diagnostic_worker_failures_total', 'counter'],
   ['diagnostic_notifications_sent_total', 'counter'],
   ['diagnostic_notifications_failed_total', 'counter'],
+  ['diagnostic_mail_failures_total', 'counter'],
   ['diagnostic_build_info', 'gauge'],
 ] as const
 

@@ -48,9 +48,9 @@ describe('transport (D4)', () => {
     expect(server.timeout).toBe(10_000) // idle socket timeout
   })
 
-  it('does not speak plain HTTP on the port', async () => {
-    const answer = await new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n'))
+  const plainHttp = (request: string) =>
+    new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request))
       let data = ''
       socket.on('data', (chunk) => {
         data += chunk.toString('latin1')
@@ -58,6 +58,24 @@ describe('transport (D4)', () => {
       socket.on('close', () => resolve(data))
       socket.on('error', () => resolve(data))
     })
+
+  it('answers plain HTTP on the port with a 400 that says to use https, and nothing of the API', async () => {
+    const answer = await plainHttp('GET /health/live HTTP/1.1\r\nHost: diag.example.org:8443\r\n\r\n')
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/)
+    expect(answer.split('\r\n\r\n')[1]).toBe(`This port speaks HTTPS: use https://diag.example.org:${port}/\n`)
     expect(answer).not.toContain('"status":"UP"')
+  })
+
+  it('names the address it was reached on when the Host header is missing or not a plain name', async () => {
+    expect(await plainHttp('POST /api/v1/alerts/alertmanager HTTP/1.0\r\n\r\n')).toContain(
+      `use https://127.0.0.1:${port}/\n`,
+    )
+    const forged = await plainHttp('GET / HTTP/1.1\r\nHost: <script>x</script>\r\n\r\n')
+    expect(forged).toContain(`use https://127.0.0.1:${port}/\n`)
+    expect(forged).not.toContain('<script>')
+  })
+
+  it('still refuses bytes that are neither HTTP nor TLS, without an answer', async () => {
+    expect(await plainHttp('\x00\x01garbage\r\n')).toBe('')
   })
 })

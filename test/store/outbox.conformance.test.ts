@@ -100,7 +100,7 @@ describe.each([
       (outbox, replica) =>
         new OutboxSender(
           outbox,
-          smtpTransport(smtp.url, 'diag@example.com'),
+          smtpTransport(smtp.settings(), 'diag@example.com'),
           {
             notificationsSent: {
               inc: () => {

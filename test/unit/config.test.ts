@@ -34,7 +34,7 @@ describe('loadConfig (D2)', () => {
     expect(config.inventoryFile).toMatch(/examples\/inventory\.json$/)
     expect(config.templatesDir).toMatch(/templates$/)
     expect(config.apiToken).toBeUndefined()
-    expect(config.smtpUrl).toBeUndefined()
+    expect(config.smtp).toBeUndefined()
     expect(Object.isFrozen(config)).toBe(true)
   })
 
@@ -68,7 +68,13 @@ describe('loadConfig (D2)', () => {
       tls: { certFile: '/etc/diag/cert.pem', keyFile: '/etc/diag/key.pem', clientCaFile: '/srv/client-ca.pem' },
       apiTokensFile: '/etc/diag/tokens.json',
       apiToken: 'a-long-enough-token',
-      smtpUrl: 'smtps://user:pass@mail.example:465',
+      smtp: {
+        host: 'mail.example',
+        port: 465,
+        secure: true,
+        auth: { user: 'user', pass: 'pass' },
+        address: 'mail.example:465',
+      },
       mailFrom: 'diag@example.com',
       mailTo: ['a@example.com', 'b@example.com'],
       inventoryFile: '/srv/inventory.json',
@@ -118,9 +124,26 @@ describe('loadConfig (D2)', () => {
     ])
   })
 
+  it('takes DIAG_TLS_SANS as DNS names and IP addresses, canonical, and names each bad entry', () => {
+    expect(
+      loadConfig({ DIAG_TLS_SANS: ' Diag.Example.org,*.apps.example.org, 203.0.113.7,0:0::1 ' }, '/srv').tls,
+    ).toEqual({
+      extraNames: ['diag.example.org', '*.apps.example.org', '203.0.113.7', '::1'],
+    })
+    expect(errorLines({ DIAG_TLS_SANS: 'diag.example.org,diag_01.example.org,,fe80::1%eth0,https://x' })).toEqual([
+      'DIAG_TLS_SANS: "diag_01.example.org" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "fe80::1%eth0" is neither a DNS name nor an IP address',
+      'DIAG_TLS_SANS: "https://x" is neither a DNS name nor an IP address',
+    ])
+    expect(errorLines({ DIAG_TLS_SANS: 'diag.example.org', DIAG_TLS_CERT: '/c.pem', DIAG_TLS_KEY: '/k.pem' })).toEqual([
+      'DIAG_TLS_SANS names the generated certificate: with DIAG_TLS_CERT, put the names in that certificate',
+    ])
+  })
+
   it('treats empty values as unset and collects unknown DIAG_* names as warnings', () => {
     const config = loadConfig({ DIAG_SMTP_URL: '', DIAG_PROT: '1', PATH: '/bin' }, '/srv')
-    expect(config.smtpUrl).toBeUndefined()
+    expect(config.smtp).toBeUndefined()
     expect(config.unknownEnvKeys).toEqual(['DIAG_PROT'])
   })
 

@@ -1,10 +1,11 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { fileTransport, smtpTransport } from '../../src/mail/mail-transport.js'
 import type { OutgoingMail } from '../../src/mail/outgoing-mail.js'
-import { parseMail, startSmtp, waitFor } from '../helpers/smtp.js'
+import type { MailFailureReason } from '../../src/metrics.js'
+import { parseMail, relayCertificate, startSmtp, waitFor } from '../helpers/smtp.js'
 
 const mail = (over: Partial<OutgoingMail> = {}): OutgoingMail => ({
   eventId: '01a2028c-6451-755f-b14c-28dd78e976c0',
@@ -27,7 +28,7 @@ afterEach(async () => {
 describe('smtpTransport', () => {
   it('delivers the composed message with its envelope, an internationalized domain in punycode', async () => {
     const smtp = await startSmtp()
-    const transport = smtpTransport(smtp.url, 'diagnostic-service@example.org')
+    const transport = smtpTransport(smtp.settings(), 'diagnostic-service@example.org')
     cleanups.push(
       () => transport.close(),
       () => smtp.close(),
@@ -50,13 +51,120 @@ describe('smtpTransport', () => {
 
   it('fails with the server’s code on a permanent rejection, for the outbox to record (D24)', async () => {
     const smtp = await startSmtp({ reject: 550 })
-    const transport = smtpTransport(smtp.url, 'diagnostic-service@example.org')
+    const failures: MailFailureReason[] = []
+    const transport = smtpTransport(smtp.settings(), 'diagnostic-service@example.org', (reason) =>
+      failures.push(reason),
+    )
     cleanups.push(
       () => transport.close(),
       () => smtp.close(),
     )
     await expect(transport.send(mail())).rejects.toMatchObject({ responseCode: 550 })
     expect(smtp.mails).toHaveLength(0)
+    expect(failures).toEqual(['rejected'])
+  })
+})
+
+describe('smtpTransport to a relay with TLS and AUTH (docs/operations.md, "Mail through a production relay")', () => {
+  const login = { user: 'diag', pass: 'correct horse battery staple' }
+  let tls: Awaited<ReturnType<typeof relayCertificate>>
+  const caFile = join(mkdtempSync(join(tmpdir(), 'relay-ca-')), 'relay-ca.pem')
+  beforeAll(async () => {
+    tls = await relayCertificate()
+    writeFileSync(caFile, tls.caPem)
+  })
+
+  /** A relay, the transport the service would make for it, and what the transport reported. */
+  async function relay(
+    options: { implicit?: boolean; starttls?: boolean; auth?: boolean },
+    variables: Parameters<Awaited<ReturnType<typeof startSmtp>>['settings']>[0] = {},
+  ) {
+    const smtp = await startSmtp({
+      ...(options.starttls === false ? {} : { tls: { ...tls, implicit: options.implicit === true } }),
+      ...(options.auth ? { auth: login } : {}),
+    })
+    const failures: MailFailureReason[] = []
+    const transport = smtpTransport(smtp.settings(variables), 'diagnostic-service@example.org', (reason) =>
+      failures.push(reason),
+    )
+    cleanups.push(
+      () => transport.close(),
+      () => smtp.close(),
+    )
+    return { smtp, transport, failures }
+  }
+
+  const trusted = { caFile }
+  const withLogin = { caFile, user: login.user, password: login.pass }
+
+  it('sends over required STARTTLS with AUTH, the login only after TLS (the default with a login)', async () => {
+    const { smtp, transport } = await relay({ auth: true }, withLogin)
+    expect(smtp.settings(withLogin).startTls).toBe('required')
+    await transport.send(mail())
+    expect(smtp.mails.map((m) => m.session)).toEqual([{ secure: true, user: 'diag' }])
+    expect(smtp.logins).toEqual([{ user: 'diag', accepted: true, secure: true }])
+  })
+
+  it('sends over opportunistic STARTTLS when the relay offers it, and in clear only when it does not', async () => {
+    const offered = await relay({}, { ...trusted, startTls: 'opportunistic' })
+    await offered.transport.send(mail())
+    expect(offered.smtp.mails.map((m) => m.session?.secure)).toEqual([true])
+    const plain = await relay({ starttls: false }, { startTls: 'opportunistic' })
+    await plain.transport.send(mail())
+    expect(plain.smtp.mails.map((m) => m.session?.secure)).toEqual([false])
+  })
+
+  it('sends over implicit TLS (smtps://) with AUTH', async () => {
+    const { smtp, transport } = await relay({ implicit: true, auth: true }, withLogin)
+    expect(smtp.url).toMatch(/^smtps:/)
+    await transport.send(mail())
+    expect(smtp.mails.map((m) => m.session)).toEqual([{ secure: true, user: 'diag' }])
+  })
+
+  it('sends nothing when STARTTLS is required and the relay does not start TLS; the mail is to be retried', async () => {
+    const { smtp, transport, failures } = await relay({ starttls: false }, { startTls: 'required' })
+    const error = await transport.send(mail()).catch((e: unknown) => e as Error & { responseCode?: number })
+    expect(error?.message).toMatch(
+      /^TLS with the relay 127\.0\.0\.1:\d+ failed .*nothing was sent: it did not start TLS/,
+    )
+    expect(error?.responseCode).toBeUndefined()
+    expect(failures).toEqual(['tls'])
+    expect(smtp.mailFroms).toEqual([])
+  })
+
+  it.each([
+    ['required STARTTLS', {}, { startTls: 'required' }],
+    ['opportunistic STARTTLS', {}, { startTls: 'opportunistic' }],
+    ['smtps://', { implicit: true }, {}],
+  ] as const)(
+    'refuses a relay whose certificate it does not trust (%s): no login, no envelope, nothing in clear',
+    async (_name, options, variables) => {
+      const { smtp, transport, failures } = await relay(
+        { ...options, auth: true },
+        { ...variables, user: login.user, password: login.pass },
+      )
+      const error = await transport.send(mail()).catch((e: unknown) => e as Error & { responseCode?: number })
+      expect(error?.message).toMatch(
+        /^TLS with the relay .* failed \(unable to verify the first certificate\); nothing was sent: its certificate is not trusted: set DIAG_SMTP_CA/,
+      )
+      expect(error?.responseCode).toBeUndefined()
+      expect(failures).toEqual(['tls'])
+      expect([smtp.logins, smtp.mailFroms, smtp.mails]).toEqual([[], [], []])
+    },
+  )
+
+  it('says the relay refused the login, never the password, and leaves the mail to be retried', async () => {
+    const { smtp, transport, failures } = await relay({ auth: true }, { ...withLogin, password: 'wrong-password-1234' })
+    const error = await transport.send(mail()).catch((e: unknown) => e as Error & { responseCode?: number })
+    expect(error?.message).toMatch(
+      /^the relay 127\.0\.0\.1:\d+ refused the login of "diag" \(535 Authentication credentials invalid\): check DIAG_SMTP_USER and its password$/,
+    )
+    // No 5xx on the error: the outbox retries it rather than failing the mail for good (D24).
+    expect(error?.responseCode).toBeUndefined()
+    expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('wrong-password-1234')
+    expect(failures).toEqual(['auth'])
+    expect(smtp.logins).toEqual([{ user: 'diag', accepted: false, secure: true }])
+    expect(smtp.mails).toEqual([])
   })
 })
 
