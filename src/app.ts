@@ -8,6 +8,7 @@ import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from 
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
 import { openApiRoute, registerOpenApi } from './http/openapi.js'
+import { recordRequestDurations } from './http/request-duration.js'
 import { QuietProbes } from './http/request-logging.js'
 import './http/fastify-types.js'
 import { identify, readinessGate, requireToken } from './http/request-gates.js'
@@ -68,6 +69,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   app.decorateRequest('scopes', null)
   app.decorateRequest('authRefusal', null)
   registerErrorHandling(app, (reason) => deps.metrics.requestsRejected.inc({ reason }))
+  recordRequestDurations(app, deps.metrics.httpDuration)
 
   app.addHook(
     'onRequest',

@@ -1,10 +1,12 @@
 import { statSync } from 'node:fs'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { type OperationsMetrics, type OutboxStats, operationsMetrics } from './operations-metrics.js'
 
 // Every metric family of the service (spec "Metric families", D26, D27). One registry per
 // app instance, so tests can run several apps in one process without sharing counters.
 
-export interface Metrics {
+// Diagnoses, evidence failures, HTTP durations, mails waiting, credential expiry: operations-metrics.ts.
+export interface Metrics extends OperationsMetrics {
   registry: Registry
   ready: Gauge
   dbSizeBytes: Gauge
@@ -65,6 +67,8 @@ export interface StorageGauges {
   queue: () => QueueStats | Promise<QueueStats>
   /** The database's size in bytes (SQLite: the file and its WAL; PostgreSQL: pg_database_size). */
   sizeBytes: () => number | Promise<number>
+  /** The outbox's pending and retrying mails (operations-metrics.ts). */
+  outbox: () => OutboxStats | Promise<OutboxStats>
 }
 
 /** The size of a SQLite database: its file and its write-ahead log. */
@@ -141,6 +145,7 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
 
   return {
     registry,
+    ...operationsMetrics(registers, options.outbox),
     ready: new Gauge({
       name: 'diagnostic_service_ready',
       help: '1 when ready, 0 when unavailable, starting or shutting down',

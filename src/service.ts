@@ -13,6 +13,7 @@ import { PatternSafety } from './rules/pattern-safety.js'
 import { RulesService } from './rules/rules-service.js'
 import { verifyShippedRules } from './rules/shipped-rules.js'
 import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
+import { credentialExpiries } from './startup/credential-expiries.js'
 import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
 import { openPostgresStorage } from './startup/postgres-storage.js'
 import { fileHash, replicaFacts } from './startup/replica-facts.js'
@@ -75,6 +76,10 @@ export async function startService(config: Config, logger = createLogger(config.
   const storage = config.database
     ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version })
     : openSqliteStorage(config.dataDir, version, config.leaseMs)
+  // Read at scrape time by diagnostic_tls_certificate_expires_in_seconds and diagnostic_api_token_expires_in_seconds.
+  const expiries = credentialExpiries(tokens, tls.files.certFile)
+  storage.metrics.credentials.expiries = () => expiries
+  storage.metrics.queueCapacity.set(config.queueCapacity)
   const rules = new RulesService(
     await storage.rules(),
     new PatternSafety(),

@@ -90,6 +90,11 @@ export class TokenVerifier {
     this.entries = entries
   }
 
+  /** The names and ends of the tokens that expire, for diagnostic_api_token_expires_in_seconds (never a token or its hash). */
+  expiries(): Array<{ name: string; expiresAt: number }> {
+    return this.entries.flatMap(({ name, expiresAt }) => (expiresAt === undefined ? [] : [{ name, expiresAt }]))
+  }
+
   /** The principal (token name and scopes), or why the token is refused: unknown, or expired (with the entry's name). */
   check(presented: string, now = Date.now()): TokenCheck {
     const hash = sha256Bytes(presented)

@@ -7,6 +7,7 @@ import type { LogFileSummary } from './log-collector.js'
 import { logBounds } from './log-tail.js'
 import { collectMetrics, type MetricsEvidence } from './metrics-collector.js'
 import { type ProbeEvidence, probeHealth } from './probe.js'
+import { type SourceFailure, sourceFailures } from './source-failures.js'
 import { collectSpool, type SpoolEvidence } from './spool-collector.js'
 
 export interface AlertForEvidence {
@@ -53,17 +54,23 @@ export async function collectEvidence(
     /** How far apart the GC counter is read (metrics-collector.ts); by default gcRateIntervalMs. */
     metricsIntervalMs?: number
     analyzeLogs: (files: readonly string[], roots: readonly string[]) => Promise<LogAnalysis>
+    /** Counts each source that gave nothing (diagnostic_evidence_source_failures_total). */
+    failures?: { inc(labels: SourceFailure): void }
   },
 ): Promise<CollectedEvidence> {
+  const counted = (collected: CollectedEvidence) => {
+    for (const failure of sourceFailures(collected.summary)) options.failures?.inc(failure)
+    return collected
+  }
   const identity = { alertname: alert.alertname, instance: alert.instance, severity: alert.severity }
   const bounds = { ...logBounds, httpTimeoutMs: options.httpTimeoutMs }
   const sources = inventory.sources(alert.instance)
   if (!sources) {
-    return {
+    return counted({
       evidence: emptyEvidence(identity),
       logsRead: false,
       summary: { instanceKnown: false, logs: [], spool: null, metrics: null, probe: null, bounds },
-    }
+    })
   }
   const [logs, metrics, probe] = await Promise.all([
     // An analysis past its bound is an evidence gap: the event is still diagnosed and mailed.
@@ -104,9 +111,9 @@ export async function collectEvidence(
     metrics: { heapUsedRatio: metrics?.heapUsedRatio ?? null, threads: metrics?.threads ?? null },
     probe: probe ? { outcome: probe.outcome, statusCode: probe.statusCode, latencyMs: probe.latencyMs } : empty.probe,
   }
-  return {
+  return counted({
     evidence,
     logsRead: logs.read,
     summary: { instanceKnown: true, logs: logs.files, gc: logs.gc, spool, metrics, probe, bounds },
-  }
+  })
 }

@@ -133,6 +133,8 @@ export function startBackground(
     followWaitMs: config.followWaitSeconds * 1000,
     now: () => new Date(),
     diagnosisLatency: storage.metrics.diagnosisLatency,
+    diagnoses: storage.metrics.diagnoses,
+    evidenceFailures: storage.metrics.evidenceFailures,
   }
   const worker = new Worker(
     storage.queue,

@@ -7,6 +7,7 @@ import { PgEventWriter } from '../store/postgres/event-writer.js'
 import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
 import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
 import { migratePostgres } from '../store/postgres/migrate.js'
+import { pgOutboxStats } from '../store/postgres/outbox-stats.js'
 import { pgOutboxStore } from '../store/postgres/outbox-store.js'
 import { createPool } from '../store/postgres/pool.js'
 import { ReplicaRegistry } from '../store/postgres/replicas.js'
@@ -40,6 +41,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     version: options.version,
     queue: pgQueueStats(pool),
     sizeBytes: pgDatabaseSize(pool),
+    outbox: pgOutboxStats(pool),
   })
   const readiness = new Readiness(metrics.ready)
   let log: FastifyBaseLogger | undefined

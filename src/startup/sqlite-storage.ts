@@ -7,6 +7,7 @@ import { Readiness } from '../readiness.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
+import { sqliteOutboxStats } from '../store/sqlite/outbox-stats.js'
 import { sqliteOutboxStore } from '../store/sqlite/outbox-store.js'
 import { queueStats } from '../store/sqlite/queue-stats.js'
 import { pruneOlderThan } from '../store/sqlite/retention.js'
@@ -20,7 +21,12 @@ import type { Storage } from './storage.js'
 export function openSqliteStorage(dataDir: string, version: string, leaseMs: number): Storage {
   const dbFile = join(dataDir, 'diagnostic.db')
   const db = openDatabase(dbFile)
-  const metrics = createMetrics({ version, queue: queueStats(db), sizeBytes: sqliteFileSize(dbFile) })
+  const metrics = createMetrics({
+    version,
+    queue: queueStats(db),
+    sizeBytes: sqliteFileSize(dbFile),
+    outbox: sqliteOutboxStats(db),
+  })
   const readiness = new Readiness(metrics.ready)
   // The app's logger exists once the app does; no write can fail before that.
   let log: FastifyBaseLogger | undefined

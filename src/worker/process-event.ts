@@ -26,6 +26,10 @@ export interface ProcessorDeps {
   rulesFresh?: () => Promise<void>
   /** Seconds from an alert's receipt to its report committed (diagnostic_diagnosis_latency_seconds). */
   diagnosisLatency?: { observe(seconds: number): void }
+  /** Reports committed by primary finding (diagnostic_diagnoses_total). */
+  diagnoses?: { inc(labels: { branch: string; classification: string; confidence: string }): void }
+  /** Evidence sources that gave nothing (diagnostic_evidence_source_failures_total). */
+  evidenceFailures?: { inc(labels: { source: string; reason: string }): void }
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -129,6 +133,7 @@ async function diagnose(
     {
       httpTimeoutMs: deps.httpTimeoutMs,
       analyzeLogs: (files, roots) => deps.analysis.analyzeLogs(files, roots),
+      failures: deps.evidenceFailures,
     },
   )
   await deps.rulesFresh?.()
@@ -182,7 +187,10 @@ async function diagnose(
     },
     now: now.getTime(),
   })
-  if (committed) deps.diagnosisLatency?.observe(Math.max(0, deps.now().getTime() - event.receivedAt) / 1000)
+  if (committed) {
+    deps.diagnosisLatency?.observe(Math.max(0, deps.now().getTime() - event.receivedAt) / 1000)
+    deps.diagnoses?.inc({ branch: rule.branch, classification, confidence: diagnosis.primary.confidence ?? 'none' })
+  }
   return committed ? `diagnosed ${rule.branch} (${event.transition})` : 'already processed'
 }
 

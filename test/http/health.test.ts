@@ -17,6 +17,14 @@ const families = [
   ['diagnostic_notifications_failed_total', 'counter'],
   ['diagnostic_mail_failures_total', 'counter'],
   ['diagnostic_build_info', 'gauge'],
+  ['diagnostic_diagnoses_total', 'counter'],
+  ['diagnostic_evidence_source_failures_total', 'counter'],
+  ['diagnostic_http_request_duration_seconds', 'histogram'],
+  ['diagnostic_mails_pending', 'gauge'],
+  ['diagnostic_mails_retrying', 'gauge'],
+  ['diagnostic_queue_capacity', 'gauge'],
+  ['diagnostic_tls_certificate_expires_in_seconds', 'gauge'],
+  ['diagnostic_api_token_expires_in_seconds', 'gauge'],
 ] as const
 
 describe('health and metrics (D26, D27)', () => {

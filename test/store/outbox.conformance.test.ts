@@ -4,11 +4,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { smtpTransport } from '../../src/mail/mail-transport.js'
 import { OutboxSender, type OutboxStore } from '../../src/mail/outbox-sender.js'
+import type { OutboxStats } from '../../src/operations-metrics.js'
 import type { IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
+import { pgOutboxStats } from '../../src/store/postgres/outbox-stats.js'
 import { pgOutboxStore } from '../../src/store/postgres/outbox-store.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
+import { sqliteOutboxStats } from '../../src/store/sqlite/outbox-stats.js'
 import { sqliteOutboxStore } from '../../src/store/sqlite/outbox-store.js'
 import { alertEvent } from '../helpers/events.js'
 import { postgresForFile } from '../helpers/postgres.js'
@@ -22,6 +25,8 @@ interface Opened {
   /** One outbox store per replica, all on one database. */
   stores: OutboxStore[]
   writer: IngestStore
+  /** What diagnostic_mails_pending and _retrying show. */
+  stats(): OutboxStats | Promise<OutboxStats>
   sql(query: string): Promise<Array<Record<string, unknown>>>
   close(): Promise<void>
 }
@@ -33,6 +38,7 @@ const sqlite = async (): Promise<Opened> => {
   return {
     stores: [sqliteOutboxStore(db)],
     writer: new EventWriter(db, { queueCapacity: 1000 }),
+    stats: sqliteOutboxStats(db),
     sql: async (query) => {
       const statement = db.prepare(query)
       if (statement.reader) return statement.all() as Array<Record<string, unknown>>
@@ -51,6 +57,7 @@ const postgres = async (): Promise<Opened> => {
   return {
     stores: db.pools.map((pool) => pgOutboxStore(pool, { claimMs })),
     writer: new PgEventWriter(db.pool, { queueCapacity: 1000 }),
+    stats: pgOutboxStats(db.pool),
     sql: db.rows,
     close: db.close,
   }
@@ -87,6 +94,27 @@ describe.each([
       expect(await outbox.due(Date.now() + 10 * claimMs, 10)).toEqual([])
       const sent = await store.sql("SELECT count(*) AS n FROM outbox WHERE status = 'sent'")
       expect(Number(sent[0]?.n)).toBe(3)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('counts the pending mails and, among them, those retrying, for the outbox gauges', async () => {
+    const store = await open()
+    try {
+      expect(await store.stats()).toEqual({ pending: 0, retrying: 0 })
+      await mails(store, 4)
+      expect(await store.stats()).toEqual({ pending: 4, retrying: 0 })
+      const [outbox] = store.stores as [OutboxStore]
+      const [sent, retried, failed] = await outbox.due(Date.now(), 3)
+      if (!sent || !retried || !failed) throw new Error('three mails were due')
+      await outbox.record([
+        { id: sent.id, attempts: 1, claim: sent.claim, state: 'sent', at: 1 },
+        { id: retried.id, attempts: 1, claim: retried.claim, state: 'retry', nextAttemptAt: 1, error: 'refused' },
+        { id: failed.id, attempts: 5, claim: failed.claim, state: 'failed', error: '550 no such user' },
+      ])
+      // Sent and failed for good are no longer pending; the retried one is both.
+      expect(await store.stats()).toEqual({ pending: 2, retrying: 1 })
     } finally {
       await store.close()
     }

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createAjv, loadSchema } from '../../src/ajv.js'
 import { loadInventory } from '../../src/evidence/inventory.js'
+import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
 import { packageRoot } from '../../src/paths.js'
 import { checkTemplates } from '../../src/report/template-check.js'
 import { loadTemplates } from '../../src/report/templates.js'
@@ -50,6 +51,18 @@ describe('examples/ are valid', () => {
       expect(await safety.verdict(parsePattern(rule.pattern))).toEqual({ safe: true })
     }
   })
+
+  it.each(['app-01', 'app-02', 'app-03', 'app-04'])(
+    'has sample endpoints for %s whose metrics carry every JVM fact the evidence reads',
+    (instance) => {
+      const dir = join(examples, 'endpoints', instance)
+      const facts = parseJvmMetrics(readFileSync(join(dir, 'metrics'), 'utf8'))
+      for (const [fact, value] of Object.entries(facts)) expect(value, fact).not.toBeNull()
+      const health = JSON.parse(readFileSync(join(dir, 'health-response.json'), 'utf8'))
+      expect([200, 503]).toContain(health.status)
+      expect(typeof health.body).toBe('object')
+    },
+  )
 
   it('has a template override that compiles and renders', () => {
     const templates = loadTemplates(join(examples, 'templates'))
