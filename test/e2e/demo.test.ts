@@ -84,7 +84,7 @@ describe('npm run demo', () => {
     )
     const app01 = reports.find((mail) => mail.subject.includes(' on app-01:'))
     expect(app01?.text).toContain('TD-02 JavaHeapExhausted (jvm_memory): confirmed_cause, high confidence')
-    expect(app01?.text).toMatch(/^Metrics: heap used 0\.95 of max, threads 212, /m)
+    expect(app01?.text).toMatch(/^Metrics: heap used 1,946 MiB of 2,048 MiB \(95 %\), 212 live threads, /m)
     expect(app01?.text).toMatch(/^Health probe: http_error \(HTTP 503\)/m)
 
     // README's sections are what this run wrote, and that is app-01's report as mailparser reads it.
