@@ -25,6 +25,12 @@ export interface OutboxStore {
   due(now: number, limit: number): OutboxRow[] | Promise<OutboxRow[]>
   /** Records the outcomes of one batch in one transaction. */
   record(outcomes: readonly DeliveryOutcome[]): void | Promise<void>
+  /**
+   * Where rows are claimed (several replicas): extends a claim while its rows are being
+   * sent, every `everyMs`, so that a send slower than the claim (a loaded host, a slow
+   * relay) keeps it and no other replica sends the same mail again meanwhile.
+   */
+  renew?: { everyMs: number; claim(claim: string, now: number): Promise<void> }
 }
 
 export interface SenderOptions {
@@ -116,16 +122,22 @@ export class OutboxSender {
       for (;;) {
         const due = this.store.due(this.now(), this.options.batch)
         const rows = due instanceof Promise ? await due : due
-        const outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
-        for (const outcome of outcomes) {
-          if (outcome.state === 'sent') this.counters.notificationsSent.inc()
-          if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
-        }
-        if (outcomes.length > 0) {
-          this.unrecorded = outcomes
-          const recorded = this.store.record(outcomes)
-          if (recorded instanceof Promise) await recorded
-          this.unrecorded = []
+        const stopRenewing = this.keepClaimed(rows)
+        let outcomes: DeliveryOutcome[]
+        try {
+          outcomes = await Promise.all(rows.map((row) => this.deliver(row)))
+          for (const outcome of outcomes) {
+            if (outcome.state === 'sent') this.counters.notificationsSent.inc()
+            if (outcome.state === 'failed') this.counters.notificationsFailed.inc()
+          }
+          if (outcomes.length > 0) {
+            this.unrecorded = outcomes
+            const recorded = this.store.record(outcomes)
+            if (recorded instanceof Promise) await recorded
+            this.unrecorded = []
+          }
+        } finally {
+          stopRenewing()
         }
         // A mail that was waiting for one just sent (or failed for good) is due now.
         const settled = outcomes.some((outcome) => outcome.state !== 'retry')
@@ -135,6 +147,20 @@ export class OutboxSender {
       this.health?.failed('outbox', error)
       this.log.error({ err: error, unrecorded: this.unrecorded.length }, 'the outbox could not be read or updated')
     }
+  }
+
+  /** Renews the claims of rows being sent until their outcomes are recorded (OutboxStore.renew). */
+  private keepClaimed(rows: readonly OutboxRow[]): () => void {
+    const renew = this.store.renew
+    const claims = [...new Set(rows.flatMap((row) => (row.claim === undefined ? [] : [row.claim])))]
+    if (!renew || claims.length === 0) return () => {}
+    const timer = setInterval(() => {
+      for (const claim of claims) {
+        // A renewal that fails leaves the claim to expire, as a dead replica's would.
+        renew.claim(claim, this.now()).catch(() => {})
+      }
+    }, renew.everyMs)
+    return () => clearInterval(timer)
   }
 
   private async deliver(row: OutboxRow): Promise<DeliveryOutcome> {

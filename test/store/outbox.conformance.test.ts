@@ -193,4 +193,55 @@ describe('outbox on PostgreSQL, a replica dying mid-send', () => {
       await store.close()
     }
   })
+
+  it('keeps its claim while a send takes longer than the claim: no other replica sends the mail again', async () => {
+    // A relay that holds every message until released: a send far longer than the claim.
+    const smtp = await startSmtp({ hold: true })
+    const store = await postgres()
+    const [a, b] = store.stores as [OutboxStore, OutboxStore]
+    // Replica b's polls, by the time each was made: it must poll well past a's first claim.
+    const polls: number[] = []
+    const watched: OutboxStore = {
+      ...b,
+      due: (now, limit) => {
+        polls.push(now)
+        return b.due(now, limit)
+      },
+    }
+    const sender = (outbox: OutboxStore) =>
+      new OutboxSender(
+        outbox,
+        smtpTransport(smtp.settings(), 'diag@example.com'),
+        { notificationsSent: { inc: () => {} }, notificationsFailed: { inc: () => {} } },
+        { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, pollMs: 50, batch: 4 },
+        { warn: () => {}, error: () => {} },
+      )
+    const senders = [sender(a), sender(watched)]
+    try {
+      await mails(store, 1)
+      const [first, second] = senders as [OutboxSender, OutboxSender]
+      first.start()
+      await waitFor(() => smtp.arrived() === 1, 10_000, "replica a's send at the relay")
+      const sendingSince = Date.now()
+      second.start()
+      await waitFor(
+        () => polls.some((at) => at > sendingSince + 3 * claimMs),
+        30_000,
+        'replica b polling three claims later',
+      )
+      smtp.release()
+      await waitFor(
+        async () => Number((await store.sql("SELECT count(*) AS n FROM outbox WHERE status = 'sent'"))[0]?.n) === 1,
+        30_000,
+        'the mail recorded sent',
+      )
+      expect(smtp.arrived()).toBe(1)
+      expect(smtp.mails).toHaveLength(1)
+    } finally {
+      smtp.release()
+      for (const each of senders) await each.stop()
+      await smtp.close()
+      await store.close()
+    }
+  })
 })

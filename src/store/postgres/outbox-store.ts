@@ -8,8 +8,9 @@ import { inTransaction } from './pool.js'
  * The outbox on PostgreSQL, shared by every replica (docs/design.md, "Storage"). Due rows
  * are claimed like the queue's items, `FOR UPDATE SKIP LOCKED`, each claim with a token and
  * an expiry longer than a send can take; an outcome is recorded only under the claim it was
- * sent under. A replica killed mid-send leaves its claim to expire, and another sends the
- * same message again, with the same Message-ID: the report is never a second, different one.
+ * sent under, and a claim is renewed while its rows are being sent. A replica killed mid-send
+ * leaves its claim to expire, and another sends the same message again, with the same
+ * Message-ID: the report is never a second, different one.
  */
 export function pgOutboxStore(pool: pg.Pool, options: { claimMs: number }): OutboxStore {
   return {
@@ -28,6 +29,16 @@ export function pgOutboxStore(pool: pg.Pool, options: { claimMs: number }): Outb
       return rows
         .sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || Number(a.id) - Number(b.id))
         .map((row) => toOutboxRow(row, claim))
+    },
+    renew: {
+      // Three renewals a claim: one late timer on a loaded host does not lose it.
+      everyMs: Math.max(50, Math.floor(options.claimMs / 3)),
+      async claim(claim, now) {
+        await pool.query("UPDATE outbox SET claimed_until = $2 WHERE claim_token = $1 AND status = 'pending'", [
+          claim,
+          now + options.claimMs,
+        ])
+      },
     },
     async record(outcomes: readonly DeliveryOutcome[]) {
       await inTransaction(pool, async (client) => {
