@@ -108,10 +108,17 @@ export function lastLinesFolded(buffer: Buffer, start: number, end: number, maxL
  * lines from `at` up that each equal the line `cycle` above them, in whole cycles.
  */
 function longestFold(lines: LinesUpward, at: number): { cycle: number; run: number; folded: number } | null {
+  if (!lines.mayBeFrame(at)) return null
   let best: { cycle: number; run: number; folded: number } | null = null
+  // How many lines each cycle's run spans (the run and the cycle above it). Where a cycle d
+  // spans at least c lines, a multiple c of d repeats only inside that span, so its run ends
+  // at least d lines before d's and it never folds more: it is not tried.
+  const spans: number[] = []
   for (let cycle = 1; cycle <= maxCycle; cycle++) {
+    if (spans.some((span, d) => cycle % d === 0 && span >= cycle)) continue
     let run = 0
     while (lines.repeats(at + run, cycle)) run++
+    spans[cycle] = run + cycle
     const folded = run - (run % cycle)
     if (folded >= minFolded && folded > (best?.folded ?? 0)) best = { cycle, run, folded }
   }
@@ -124,7 +131,8 @@ function longestFold(lines: LinesUpward, at: number): { cycle: number; run: numb
  */
 class LinesUpward {
   private readonly starts: number[] = []
-  private readonly frames = new Map<number, boolean>()
+  /** Per line: 0 not known yet, 1 a frame, 2 not a frame. */
+  private readonly frames: number[] = []
   compared = 0
 
   constructor(
@@ -141,6 +149,7 @@ class LinesUpward {
       const lineEnd = below - 1
       const nl = lineEnd > this.floor ? this.buffer.lastIndexOf(newline, lineEnd - 1) : -1
       this.starts.push(Math.max(nl + 1, this.floor))
+      this.frames.push(0)
     }
     return true
   }
@@ -154,28 +163,37 @@ class LinesUpward {
     return line === 0 ? this.last : this.start(line - 1) - 1
   }
 
+  /**
+   * Whether the line may be a frame, from its last byte: a frame ends with `)`, or `]`
+   * after logback's jar, or a JSON string's `"` and `,`. Most log lines are ruled out here,
+   * before any comparison.
+   */
+  mayBeFrame(line: number): boolean {
+    if (this.frames[line] !== 0) return this.frames[line] === 1
+    let at = this.end(line) - 1
+    const floor = this.start(line)
+    while (at > floor && isBlank(this.buffer[at] as number)) at--
+    const last = this.buffer[at]
+    if (last === 0x29 || last === 0x5d || last === 0x22 || last === 0x2c) return true
+    this.frames[line] = 2
+    return false
+  }
+
   /** Whether line `line` is a frame and the same bytes as the line `cycle` above it. */
   repeats(line: number, cycle: number): boolean {
-    if (!this.has(line + cycle)) return false
+    if (!this.has(line + cycle) || !this.mayBeFrame(line)) return false
     this.compared++
     const a = this.start(line)
     const b = this.start(line + cycle)
     const length = this.end(line) - a
     if (length !== this.end(line + cycle) - b) return false
     if (this.buffer.compare(this.buffer, b, b + length, a, a + length) !== 0) return false
-    // The same bytes: the line above is a frame if this one is, and is asked next in a run.
-    const frame = this.isFrame(line)
-    this.frames.set(line + cycle, frame)
-    return frame
-  }
-
-  private isFrame(line: number): boolean {
-    let frame = this.frames.get(line)
-    if (frame === undefined) {
-      frame = isFrameSegment(this.buffer.toString('utf8', this.start(line), this.end(line)))
-      this.frames.set(line, frame)
+    if (this.frames[line] === 0) {
+      this.frames[line] = isFrameSegment(this.buffer.toString('utf8', a, a + length)) ? 1 : 2
     }
-    return frame
+    // The same bytes: the line above is a frame if this one is, and is asked next in a run.
+    this.frames[line + cycle] = this.frames[line] as number
+    return this.frames[line] === 1
   }
 
   /** The leading blanks of a line, which the fold line below it repeats. */
@@ -193,3 +211,5 @@ class LinesUpward {
     return lineEnd > this.start(line) && this.buffer[lineEnd - 1] === carriageReturn ? '\r' : ''
   }
 }
+
+const isBlank = (byte: number) => byte === 0x20 || byte === 0x09 || byte === carriageReturn

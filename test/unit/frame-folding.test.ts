@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { collectLogs } from '../../src/evidence/log-collector.js'
 import { countBytes, readLogTail } from '../../src/evidence/log-tail.js'
@@ -46,6 +47,36 @@ const td11 = PatternIndex.fromSources([{ key: 'TD-11', source: 'java.lang.StackO
 const folded = (lines: readonly string[], maxLines = 500) => {
   const buffer = Buffer.from(lines.join('\n'))
   return lastLinesFolded(buffer, 0, buffer.length, maxLines)
+}
+
+/**
+ * The folding rule written plainly, every cycle length tried at every line, on strings: the
+ * shortcuts of frame-folding.ts (the last-byte test, multiples of a cycle skipped) must not
+ * change what it folds.
+ */
+function plainFolding(lines: readonly string[], maxLines: number): string[] {
+  const up = [...lines].reverse()
+  const repeats = (at: number, cycle: number) =>
+    at + cycle < up.length && up[at] === up[at + cycle] && isFrameSegment(up[at] as string)
+  const out: string[] = []
+  let at = 0
+  while (out.length < maxLines && at < up.length) {
+    let best = { cycle: 0, run: 0, folded: 0 }
+    for (let cycle = 1; cycle <= maxCycle; cycle++) {
+      let run = 0
+      while (repeats(at + run, cycle)) run++
+      const folded = run - (run % cycle)
+      if (folded >= minFolded && folded > best.folded) best = { cycle, run, folded }
+    }
+    if (best.folded === 0) {
+      out.push(up[at++] as string)
+      continue
+    }
+    const above = at + best.run + best.cycle
+    out.push(foldLine(/^[ \t]*/.exec(up[at + best.folded] as string)?.[0] ?? '', best.folded, best.cycle))
+    for (at += best.folded; at < above && out.length < maxLines; at++) out.push(up[at] as string)
+  }
+  return out.reverse()
 }
 
 describe('frame folding (docs/design.md, "Deep traces are folded")', () => {
@@ -130,6 +161,56 @@ describe('frame folding (docs/design.md, "Deep traces are folded")', () => {
       expect(tail.folds).toEqual([])
       expect(tail.bytes.toString()).toBe(lines.slice(-500).join('\n'))
     }
+  })
+
+  it('folds nothing away that its fold lines do not give back, on generated traces', () => {
+    const frameLines = [
+      '\tat a.A.x(A.java:1)',
+      '\tat a.B.y(B.java:2)',
+      '\tat a.C.z(C.java:3)',
+      '\t  at a.D.w(D.java:4)',
+    ]
+    const piece = fc.oneof(
+      // A recursion: a cycle of up to 14 frames, repeated, cut anywhere.
+      fc
+        .tuple(fc.array(fc.constantFrom(...frameLines), { minLength: 1, maxLength: 14 }), fc.nat(60), fc.nat(13))
+        .map(([cycle, times, extra]) => [
+          ...Array.from({ length: times }, () => cycle).flat(),
+          ...cycle.slice(0, extra % cycle.length),
+        ]),
+      fc.array(fc.constantFrom(...frameLines, 'INFO message', 'java.lang.StackOverflowError', ''), { maxLength: 5 }),
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.integer({ min: 1, max: 500 }), (pieces, maxLines) => {
+        const lines = pieces.flat()
+        fc.pre(lines.join('\n').length > 0)
+        const tail = folded(lines, maxLines)
+        const kept = tail.bytes.toString().split('\n')
+        expect(kept).toEqual(plainFolding(lines, maxLines))
+        expect(kept).toHaveLength(tail.lines)
+        expect(tail.lines).toBeLessThanOrEqual(maxLines)
+        for (const fold of tail.folds) expect(fold.lines).toBeGreaterThanOrEqual(minFolded)
+        // A window cut by maxLines inside the cycle above its first fold: that cycle is not all in view.
+        const first = tail.folds[0]
+        if (first && first.line < Number(/(\d+)-frame cycle/.exec(kept[first.line] as string)?.[1] ?? 1)) return
+        // Each fold line, replaced by the cycle right above it repeated, gives the lines back.
+        const expanded: string[] = []
+        for (const [i, line] of kept.entries()) {
+          const fold = tail.folds.find((f) => f.line === i)
+          if (!fold) {
+            expanded.push(line)
+            continue
+          }
+          const cycle = Number(/(\d+)-frame cycle/.exec(line)?.[1] ?? 1)
+          expect(line).toBe(foldLine(/^\s*/.exec(kept[i - 1] as string)?.[0] ?? '', fold.lines, cycle))
+          const above = expanded.slice(-cycle)
+          for (let n = 0; n < fold.lines / cycle; n++) expanded.push(...above)
+        }
+        expect(expanded).toEqual(lines.slice(lines.length - expanded.length))
+        expect(tail.more).toBe(expanded.length < lines.length)
+      }),
+      { numRuns: 400 },
+    )
   })
 
   it('numbers the lines after a fold as in the file, and says which lines a fold line replaced', () => {
