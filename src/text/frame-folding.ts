@@ -22,7 +22,7 @@ export interface Fold {
 }
 
 export interface FoldedTail {
-  /** The kept lines with their fold lines, without a final newline. */
+  /** The kept lines with their fold lines, without a final newline: a part of the buffer folded. */
   bytes: Buffer
   lines: number
   /** Offset in the buffer of the first kept line: the lines before it are counted in the file. */
@@ -55,6 +55,7 @@ interface FoldedRun {
 /**
  * The last `maxLines` lines of `buffer[start, end)` with repeated frames folded, walking up
  * from the end: the work is in proportion to the lines kept and folded, not to the buffer.
+ * Folding rewrites `buffer` in place (the caller's read buffer): no copy of the tail is made.
  * At each line the longest run that repeats a cycle of up to `maxCycle` frame lines above it
  * is folded (the cycle and any partial repeat above the fold are kept), when at least
  * `minFolded` lines would go; otherwise the line is kept and the walk moves one line up.
@@ -85,22 +86,32 @@ export function lastLinesFolded(buffer: Buffer, start: number, end: number, maxL
   if (kept.every((entry) => typeof entry === 'number')) {
     return { bytes: buffer.subarray(from, end), lines: kept.length, from, more, folds: [], compared }
   }
-  // The kept lines as read, each folded run replaced by its fold line.
-  const parts: Buffer[] = []
+  // The kept lines as read, each folded run replaced by its fold line, moved up in place: a
+  // fold line is shorter than its run, so nothing is overwritten before it is moved, and the
+  // lines above the first fold (usually most of the tail) stay where they are.
   const folds: Fold[] = []
-  let copyFrom = from
+  let written = -1 // the end of what is in place
+  let copyFrom = from // the start of the kept lines not yet moved
   for (let i = kept.length - 1; i >= 0; i--) {
     const entry = kept[i] as number | FoldedRun
     if (typeof entry === 'number') continue
     const above = entry.first + entry.count // the kept line right above the fold, the end of its cycle
-    parts.push(buffer.subarray(copyFrom, lines.start(above - 1)))
+    const runStart = lines.start(above - 1)
+    const runEnd = lines.end(entry.first)
+    // Read from the line above before it moves.
     const text = foldLine(lines.indentation(above), entry.count, entry.cycle) + lines.lineEnd(above)
-    parts.push(Buffer.from(text, 'latin1'))
+    if (text.length > runEnd - runStart) throw new Error('a fold line longer than the lines it replaces')
+    if (written === -1) written = runStart
+    else {
+      buffer.copyWithin(written, copyFrom, runStart)
+      written += runStart - copyFrom
+    }
+    written += buffer.write(text, written, 'latin1')
+    copyFrom = runEnd
     folds.push({ line: kept.length - 1 - i, lines: entry.count })
-    copyFrom = lines.end(entry.first)
   }
-  parts.push(buffer.subarray(copyFrom, end))
-  return { bytes: Buffer.concat(parts), lines: kept.length, from, more, folds, compared }
+  buffer.copyWithin(written, copyFrom, end)
+  return { bytes: buffer.subarray(from, written + end - copyFrom), lines: kept.length, from, more, folds, compared }
 }
 
 /**

@@ -166,9 +166,11 @@ describe('frame folding (docs/design.md, "Deep traces are folded")', () => {
   it('folds nothing away that its fold lines do not give back, on generated traces', () => {
     const frameLines = [
       '\tat a.A.x(A.java:1)',
-      '\tat a.B.y(B.java:2)',
-      '\tat a.C.z(C.java:3)',
-      '\t  at a.D.w(D.java:4)',
+      '\t\tat a.B.y(B.java:2)',
+      'at a.C.z(C.java:3)',
+      '      at a.D.w(D.java:4)',
+      // Longer than what a fold of short frames saves: a fold below it moves it.
+      `\t\tat org.example.${'deeply.nested.'.repeat(12)}Service.call(Service.java:5) ~[service-1.0.jar:1.0]`,
     ]
     const piece = fc.oneof(
       // A recursion: a cycle of up to 14 frames, repeated, cut anywhere.
