@@ -9,7 +9,10 @@ import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { SMTPServer } from 'smtp-server'
+import { readLogTail } from '../src/evidence/log-tail.js'
 import { packageRoot } from '../src/paths.js'
+import { lastLinesFolded } from '../src/text/frame-folding.js'
+import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
 // A long-running service is warm: the first alerts after a start also pay for the JIT
@@ -140,6 +143,96 @@ function calibrate(): number {
   return used / 1000 / units
 }
 
+/**
+ * CPU milliseconds per call of `work`, over at least 200 ms of CPU time, the clock read once
+ * per batch of calls (reading it costs more than a short call).
+ */
+function cpuMsPerCall(work: () => unknown): number {
+  const used = (start: NodeJS.CpuUsage) => {
+    const cpu = process.cpuUsage(start)
+    return cpu.user + cpu.system
+  }
+  // Batches double until one takes 10 ms (this also warms the code up).
+  let batch = 1
+  for (;;) {
+    const start = process.cpuUsage()
+    for (let i = 0; i < batch; i++) work()
+    if (used(start) >= 10_000) break
+    batch *= 2
+  }
+  const start = process.cpuUsage()
+  let calls = 0
+  while (used(start) < 200_000) {
+    for (let i = 0; i < batch; i++) work()
+    calls += batch
+  }
+  return used(start) / 1000 / calls
+}
+
+/** The 500-line cut without folding, as the tail read did before it: the baseline of the fold. */
+function cutOnly(buffer: Buffer, maxLines: number): number {
+  let from = buffer.length
+  for (let lines = 0; lines < maxLines && from > 0; lines++) from = buffer.lastIndexOf(10, from - 2) + 1
+  return from
+}
+
+/**
+ * What folding repeated frames costs (docs/design.md, "Deep traces are folded"), CPU-bound in
+ * this process while the service is idle: fold and cut of a 512 KiB window against the cut
+ * alone, and against the whole analysis of the file (read, fold, redaction, the built-in
+ * catalogue's scan), for an instance's log of the storm and for the same log ending in a
+ * StackOverflowError's 1,024 frames (a cycle of three). Folding rewrites its buffer, so each
+ * call of either first copies the window into the same scratch buffer (as a read would).
+ */
+async function foldingCost(dir: string): Promise<string[]> {
+  const ordinary = join(dir, 'logs', 'bench-00.log')
+  const deep = join(dir, 'logs', 'bench-overflow.log')
+  const methods = ['visit', 'expand', 'resolve']
+  const frames = Array.from(
+    { length: 1024 },
+    (_, i) => `\t\tat com.example.Tree.${methods[i % 3]}(Tree.java:${40 + (i % 3)})`,
+  )
+  writeFileSync(deep, `${readFileSync(ordinary, 'utf8')}java.lang.StackOverflowError\n${frames.join('\n')}\n`)
+  const analysis = new InProcessAnalysis([])
+  const lines: string[] = []
+  // One after the other (process.cpuUsage counts the whole process), the least disturbed of three rounds.
+  for (const [name, file] of [
+    ['ordinary log', ordinary],
+    ['deep trace', deep],
+  ] as const) {
+    const bytes = readFileSync(file)
+    const window = bytes.subarray(bytes.indexOf(10, bytes.length - 512 * 1024) + 1, bytes.length - 1)
+    const scratch = Buffer.allocUnsafe(window.length)
+    let [fold, cut, whole] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]
+    for (let round = 0; round < 3; round++) {
+      fold = Math.min(
+        fold,
+        cpuMsPerCall(() => {
+          window.copy(scratch)
+          return lastLinesFolded(scratch, 0, scratch.length, 500)
+        }),
+      )
+      cut = Math.min(
+        cut,
+        cpuMsPerCall(() => {
+          window.copy(scratch)
+          return cutOnly(scratch, 500)
+        }),
+      )
+      // The analysis is asynchronous in form only.
+      const start = process.cpuUsage()
+      for (let n = 0; n < 50; n++) await analysis.analyzeLogs([file], [dir])
+      const cpu = process.cpuUsage(start)
+      whole = Math.min(whole, (cpu.user + cpu.system) / 1000 / 50)
+    }
+    const read = readLogTail(file)
+    lines.push(
+      `${name.padEnd(13)} fold and cut ${fold.toFixed(3)} ms, cut alone ${cut.toFixed(3)} ms (each with a 512 KiB copy); whole analysis ${whole.toFixed(2)} ms; ${read.lines} lines, ${read.folds.length} folds`,
+    )
+  }
+  return lines
+}
+
 async function main() {
   mkdirSync(join(packageRoot, '.bench'), { recursive: true })
   const work = mkdtempSync(join(packageRoot, '.bench', 'worker-'))
@@ -227,6 +320,7 @@ async function main() {
     const calibrationBefore = calibrate()
     const warm = await storm(warmup, alerts)
     const calibrationAfter = calibrate()
+    const folding = await foldingCost(work)
     const unit = (calibrationBefore + calibrationAfter) / 2
 
     // Latency per alert: its event id (in the mail) maps to its bench_id label in the store.
@@ -262,6 +356,8 @@ async function main() {
       `calibration unit      ${unit.toFixed(1)} ms of CPU (before ${calibrationBefore.toFixed(1)}, after ${calibrationAfter.toFixed(1)})`,
     )
     out(`service / calibration ${((warm.serviceCpu * 1000) / alerts / unit).toFixed(3)} (CPU per event, in units)`)
+    out('folding repeated frames, CPU per 512 KiB excerpt in this process (docs/design.md, "Deep traces are folded"):')
+    for (const line of folding) out(`  ${line}`)
     if (warmup > 0)
       out(
         `cold start            ${(warmup / cold.seconds).toFixed(1)} events/s, service CPU / event ${perEvent(cold.serviceCpu, warmup)} ms (first ${warmup} alerts)`,

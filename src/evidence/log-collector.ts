@@ -1,4 +1,5 @@
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
+import type { Fold } from '../text/frame-folding.js'
 import { allowedPath } from './allowed-path.js'
 import { logBounds, readLogTail } from './log-tail.js'
 import { redactBytes, unblockPrivateKeys } from './redact.js'
@@ -12,6 +13,11 @@ export interface LogFileSummary {
   truncated: boolean
   /** The line number in the file of the first line read, null when not counted (log-tail.ts). */
   firstLine?: number | null
+  /**
+   * Lines of the excerpt that stand for repeated stack frames folded out (text/frame-folding.ts):
+   * the report numbers the lines after them as in the file. Absent when nothing was folded.
+   */
+  folds?: Fold[]
   error?: string
 }
 
@@ -83,6 +89,7 @@ function collectTails(
         bytes: kept.length,
         truncated: tail.truncated,
         firstLine: tail.firstLine,
+        ...(tail.folds.length > 0 ? { folds: tail.folds } : {}),
       })
     } catch (error) {
       summaries.push({

@@ -1,4 +1,5 @@
 import { closeSync, readSync } from 'node:fs'
+import { type Fold, lastLinesFolded } from '../text/frame-folding.js'
 import { openRegularFile } from './regular-file.js'
 
 export const logBounds = { maxLines: 500, maxBytes: 512 * 1024 }
@@ -14,6 +15,11 @@ export interface LogTail {
    * tail were more than `countBytes` to count: the report then numbers lines from the end.
    */
   firstLine: number | null
+  /**
+   * The lines that stand for repeated stack frames folded out of the tail (text/frame-folding.ts):
+   * each one's index among the kept lines and how many lines of the file it replaced.
+   */
+  folds: Fold[]
 }
 
 /** How much of a file before its tail is read to count its lines (docs/design.md, "Evidence"). */
@@ -22,8 +28,9 @@ export const countBytes = 8 * 1024 * 1024
 /**
  * The tail of one log file within the D15 bounds, read-only: opened O_RDONLY (no writes,
  * no locks) and only if it is a regular file (openRegularFile), only the last `maxBytes`
- * read, a line cut by the start of the window dropped, then at most `maxLines` lines
- * kept. Works on the bytes (native searches for newlines); decoding is the caller's, once.
+ * read, a line cut by the start of the window dropped, repeated stack frames folded (so
+ * that a deep trace keeps its exception's line), then at most `maxLines` lines kept. Works
+ * on the bytes (native searches for newlines); decoding is the caller's, once.
  */
 export function readLogTail(path: string, bounds = logBounds): LogTail {
   const { fd, size } = openRegularFile(path)
@@ -40,12 +47,12 @@ export function readLogTail(path: string, bounds = logBounds): LogTail {
     let truncated = size > length
     const start = truncated ? buffer.subarray(0, end).indexOf(10) + 1 : 0
     if (end > start && buffer[end - 1] === 10) end--
-    const { from, lines, more } = lastLines(buffer, start, end, bounds.maxLines)
+    const { bytes, from, lines, more, folds } = lastLinesFolded(buffer, start, end, bounds.maxLines)
     truncated ||= more
     const skipped = size - length
     const firstLine =
       skipped > countBytes ? null : 1 + countNewlines(buffer, 0, from) + (skipped > 0 ? newlinesBefore(fd, skipped) : 0)
-    return { bytes: buffer.subarray(from, end), lines, truncated, firstLine }
+    return { bytes, lines, truncated, firstLine, folds }
   } finally {
     closeSync(fd)
   }
@@ -68,18 +75,4 @@ function newlinesBefore(fd: number, length: number): number {
     position += n
   }
   return count
-}
-
-/** Where the last `maxLines` lines of `buffer[start, end)` begin, counted from the end. */
-function lastLines(buffer: Buffer, start: number, end: number, maxLines: number) {
-  if (end <= start) return { from: start, lines: 0, more: false }
-  let lines = 1
-  for (let pos = end - 1; pos >= start; ) {
-    const nl = buffer.lastIndexOf(10, pos)
-    if (nl < start) break
-    if (lines === maxLines) return { from: nl + 1, lines, more: true }
-    lines++
-    pos = nl - 1
-  }
-  return { from: start, lines, more: false }
 }

@@ -5,8 +5,13 @@
 
 /** `at pkg.Class.method(File.java:12)`, after any prefix (journal, container, JSON), with logback's `~[jar:1.0]`. */
 const atFrame = /(?:^|\s)at\s+[\w$/<>@-]+(?:\.[\w$/<>@-]+)+\s?\([^()]*\)(?:\s*~?\[[^\]]*\])?\s*$/
-/** `... 12 more`, `... 5 common frames omitted`. */
-const elidedFrames = /(?:^|\s)\.\.\. \d+ (?:more|common frames omitted)\s*$/
+/**
+ * `... 12 more`, `... 5 common frames omitted`, and the line that stands for folded frames
+ * (frame-folding.ts): `... 1,020 identical frames folded`, `... 1,020 frames folded (3-frame
+ * cycle above, 340 more times)`.
+ */
+const elidedFrames =
+  /(?:^|\s)\.\.\. (?:\d+ (?:more|common frames omitted)|[\d,]+ (?:identical frames folded|frames folded \(\d+-frame cycle above, [\d,]+ more times\)))\s*$/
 /** WebLogic and JRockit print frames without `at`: `\tjava.lang.Thread.run(Thread.java:748)`. */
 const bareFrame =
   /^\s+[\w$/<>@-]+(?:\.[\w$/<>@-]+)+\((?:[\w$-]+\.(?:java|kt|scala|groovy)(?::[\d?]+)?|Native Method|Unknown Source)\)\s*$/

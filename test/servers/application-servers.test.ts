@@ -44,6 +44,7 @@ const scenarios = [
   'app-hung',
   'app-exited',
   'app-heap-high',
+  'app-overflow',
   'jetty-heap',
 ] as const
 type Scenario = (typeof scenarios)[number]
@@ -454,6 +455,37 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     await start('app-heap-high')
     await alert.resolve()
     await recoveryFor('app-heap-high', report, 'AppServerHeapHigh')
+  }, 240_000)
+
+  it("requests that recurse until StackOverflowError with the JVM's default stack are TD-11: folded traces keep their line in the window", async () => {
+    // No -Xss: the request threads' stacks are the JVM's default.
+    await start('app-overflow')
+    const failedAt = Date.now()
+    // Two requests fail: an error rate, not one failure. Tomcat survives a stack overflow
+    // (the filter chain wraps it in a ServletException), so the health check stays green.
+    for (let i = 0; i < 2; i++)
+      expect(await statusOrClosed(`http://127.0.0.1:${tomcats['app-overflow'].port}/app/recurse`)).toBe(500)
+    // Tomcat logged each error with the top 1,024 frames the JVM records: more lines than the
+    // 500-line window, all after the exception's line, so only folding keeps it in view.
+    const log = readFileSync(tomcats['app-overflow'].log, 'utf8')
+    const lines = log.split('\n')
+    const last = lines.findLastIndex((line) => line.includes('java.lang.StackOverflowError'))
+    expect(lines.slice(last).filter((line) => /^\s+at diag\.Recurse\./.test(line)).length).toBeGreaterThan(1000)
+    // The 5xx-rate alert an SRE's rule over the access metrics would raise.
+    const alert = await raiseAlert(
+      'app-overflow',
+      'AppServerErrorRateHigh',
+      'error_rate',
+      'More than 5 % of requests fail',
+    )
+    const report = await reportFor('app-overflow', failedAt)
+    // Confirmed: the signature is on two lines (one per trace), both in the window.
+    expectSummary(report, 'TD-11 StackOverflow (jvm_memory): confirmed_cause, high confidence')
+    // The matched line, numbered as in the file.
+    const first = lines.findIndex((line) => line.includes('java.lang.StackOverflowError'))
+    expect(report.text).toContain(`${first + 1}: ${lines[first]}`)
+    await alert.resolve()
+    await recoveryFor('app-overflow', report, 'AppServerErrorRateHigh')
   }, 240_000)
 
   it('an alert for an instance whose logs do not exist and that has nothing else to ask is TD-07', async () => {
