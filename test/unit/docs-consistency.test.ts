@@ -10,10 +10,17 @@ import { request } from '../helpers/https-client.js'
 import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
 import { waitFor } from '../helpers/smtp.js'
 
-// Issue 29: an operator follows README.md and docs/operations.md to the letter, so every
-// variable, metric, npm script, command and repository path they name must exist: known
-// from the code and from a real service, never from a hand-kept list.
-const documents = ['README.md', 'docs/operations.md']
+// Issue 29: an operator follows README.md and docs/operations.md to the letter, and installs
+// the files of examples/deploy/ they point to, so every variable, metric, npm script,
+// command and repository path these name must exist: known from the code and from a real
+// service, never from a hand-kept list.
+const documents = [
+  'README.md',
+  'docs/operations.md',
+  'examples/deploy/env',
+  'examples/deploy/diagnostic-service.service',
+  'examples/deploy/diagnostic-service-alerts.yml',
+]
 
 /** Names that are deliberately not the service's own, each with why. */
 const exceptions: Record<string, string> = {}
@@ -66,7 +73,7 @@ function scrapedMetrics(exposition: string): Set<string> {
 const nameIn = (known: Set<string>, name: string) =>
   name.endsWith('*') ? [...known].some((k) => k.startsWith(name.slice(0, -1))) : known.has(name)
 
-describe('README.md and docs/operations.md name only what exists', () => {
+describe('README.md, docs/operations.md and examples/deploy/ name only what exists', () => {
   let service: ServiceProcess & { ready: Promise<string> }
   let cwd: string
   let metrics: Set<string>
