@@ -84,7 +84,7 @@ function codeOnly(markdown: string): string {
         return ''
       }
       if (fenced) return line.replace(/(^|\s)#.*$/, '')
-      return [...line.matchAll(/`([^`]+)`/g)].map((span) => span[1]).join('   ')
+      return [...line.matchAll(/`([^`]+)`/g)].map((span) => span[1]).join(' ; ')
     })
     .join('\n')
 }
