@@ -22,12 +22,17 @@ const documents = [
   'examples/deploy/diagnostic-service-alerts.yml',
 ]
 
-/** Names that are deliberately not the service's own, each with why. */
+/**
+ * Names a document may write although the service does not have them, each with why, as
+ * `{ 'DIAG_EXAMPLE': 'a placeholder in ...' }`. None today: only `DIAG_*`, `diagnostic_*`
+ * and paths under the repository's own folders are checked, so Alertmanager's metrics and
+ * host paths (/etc/..., /var/lib/...) need no entry.
+ */
 const exceptions: Record<string, string> = {}
 
 const read = (file: string) => readFileSync(join(packageRoot, file), 'utf8')
 
-/** Every file under src/, for the variables read outside the configuration schema. */
+/** Every file under src/. */
 function sources(dir = join(packageRoot, 'src')): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
@@ -36,12 +41,13 @@ function sources(dir = join(packageRoot, 'src')): string[] {
   })
 }
 
+/** Every match of `pattern`'s first group in the files of src/. */
+const inSources = (pattern: RegExp) =>
+  sources().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(pattern)].map((m) => m[1] as string))
+
 /** The service's variables (config/schema.ts) and those only the command line reads (`env.DIAG_CLI_URL`). */
 function knownVariables(): Set<string> {
-  const readByCode = sources().flatMap((file) =>
-    [...readFileSync(file, 'utf8').matchAll(/\benv\.(DIAG_[A-Z0-9_]+)/g)].map((m) => m[1]),
-  )
-  return new Set<string>([...configKeys, ...(readByCode as string[])])
+  return new Set<string>([...configKeys, ...inSources(/\benv\.(DIAG_[A-Z0-9_]+)/g)])
 }
 
 /** The command table of `appserver-diag --help`: "rules push", "storage copy", ... */
@@ -59,9 +65,12 @@ async function knownCommands(): Promise<Set<string>> {
   return new Set(commands)
 }
 
-/** The metric families of a real scrape, with the series names of histograms and summaries. */
-function scrapedMetrics(exposition: string): Set<string> {
-  const names = new Set<string>()
+/**
+ * The metric families of a real scrape, with the series of histograms and summaries, and
+ * those declared as `name: 'diagnostic_…'` in src/ that a service on SQLite leaves out.
+ */
+function knownMetrics(exposition: string): Set<string> {
+  const names = new Set<string>(inSources(/\bname: ['`](diagnostic_[a-z0-9_]+)['`]/g))
   for (const [, name, type] of exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
     names.add(name as string)
     if (type === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`)
@@ -95,7 +104,7 @@ describe('README.md, docs/operations.md and examples/deploy/ name only what exis
     expect(accepted.status).toBe(202)
     const outbox = join(cwd, 'data', 'outbox')
     await waitFor(() => pathExists(outbox, '*.eml'), 30_000, 'the report in data/outbox/')
-    metrics = scrapedMetrics((await request(`${url}/metrics`, { ca })).text)
+    metrics = knownMetrics((await request(`${url}/metrics`, { ca })).text)
   })
   afterAll(() => service?.child.kill('SIGKILL'))
 
@@ -115,7 +124,7 @@ describe('README.md, docs/operations.md and examples/deploy/ name only what exis
       path: (name) => pathExists(name.startsWith('data/') ? cwd : packageRoot, name),
     }
     return docReferences(markdown)
-      .filter((ref) => !(ref.name in exceptions) && !exists[ref.kind](ref.name))
+      .filter((ref) => !Object.hasOwn(exceptions, ref.name) && !exists[ref.kind](ref.name))
       .map((ref) => `${document}:${ref.line}: ${ref.kind} ${ref.name}`)
   }
 
