@@ -94,10 +94,9 @@ function codeOnly(markdown: string): string {
  * them: `*`, `NNNN` (four digits) and `{a,b}` alternatives.
  */
 export function pathExists(root: string, path: string): boolean {
-  const segments = path.split('/').filter((segment, index, all) => segment !== '' || index < all.length - 1)
   return walk(
     root,
-    segments.filter((s) => s !== ''),
+    path.split('/').filter((segment) => segment !== ''),
   )
 }
 
