@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createAjv, loadSchema } from '../../src/ajv.js'
@@ -78,5 +79,17 @@ describe('examples/ are valid', () => {
       encoding: 'utf8',
     })
     expect(rules.status, rules.stdout + rules.stderr).toBe(0)
+  })
+
+  it('has a systemd unit systemd-analyze verifies without a warning', () => {
+    const analyze = realTool('systemd-analyze', 'systemd')
+    // The unit runs Debian's /usr/bin/node; verified with the node running this test, wherever it is.
+    const unit = join(mkdtempSync(join(tmpdir(), 'diag-unit-')), 'diagnostic-service.service')
+    const shipped = readFileSync(join(examples, 'deploy', 'diagnostic-service.service'), 'utf8')
+    expect(shipped).toContain('ExecStart=/usr/bin/node ')
+    writeFileSync(unit, shipped.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `))
+    const verified = spawnSync(analyze, ['verify', unit], { encoding: 'utf8' })
+    expect(verified.status, verified.stderr).toBe(0)
+    expect(verified.stdout + verified.stderr).toBe('')
   })
 })
