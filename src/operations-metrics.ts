@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client'
 
-// The families an operator runs the service by (docs/operations.md, "Metrics to alert on"):
+// The families an operator runs the service by (docs/operations.md, "Metrics and what to alert on"):
 // what the diagnoses concluded, which evidence sources fail, how long requests take, the
 // mails still to deliver, and when the credentials run out. Every label takes values
 // from a bounded set: branches (the built-in ones and at most DIAG_MAX_CUSTOM_RULES

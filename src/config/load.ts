@@ -21,7 +21,7 @@ export interface Config {
   apiToken?: string
   /** The SMTP relay; without one, mail is written to files (D3). */
   smtp?: SmtpSettings
-  /** PostgreSQL for replicas (docs/operations.md, "PostgreSQL"); SQLite in dataDir without it. */
+  /** PostgreSQL for replicas (docs/operations.md, "Replicas on PostgreSQL"); SQLite in dataDir without it. */
   database?: { url: string; poolSize: number; timeoutMs: number; mailClaimMs: number }
   mailFrom: string
   mailTo: string[]

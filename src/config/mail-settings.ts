@@ -4,7 +4,7 @@ import { createSecureContext } from 'node:tls'
 /** `required`: no mail (and no password) before STARTTLS succeeds; `opportunistic`: TLS when offered. */
 export type StartTls = 'required' | 'opportunistic'
 
-/** The SMTP relay (docs/operations.md, "Mail through a production relay"). */
+/** The SMTP relay (docs/operations.md, "Mail (D24)"). */
 export interface SmtpSettings {
   host: string
   /** Unset: 465 for smtps://, 587 for smtp:// (nodemailer's defaults). */

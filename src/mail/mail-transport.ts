@@ -21,7 +21,7 @@ const mailKinds = ['diagnosis', 'refire', 'recovery'] as const
 /**
  * SMTP through nodemailer's pool, which never retries on its own (maxRequeues 0, tight
  * timeouts): the outbox sender owns every retry (D24). TLS as the settings say
- * (docs/operations.md, "Mail through a production relay"): implicit for smtps://, STARTTLS
+ * (docs/operations.md, "Mail (D24)"): implicit for smtps://, STARTTLS
  * required or opportunistic for smtp://, the relay's certificate always verified (against
  * DIAG_SMTP_CA when set); a relay that is not trusted gets nothing, not even the envelope.
  */

@@ -17,7 +17,7 @@ afterEach(() => {
   for (const service of running.splice(0)) service.child.kill('SIGKILL')
 })
 
-describe('mail through a relay with STARTTLS and AUTH (docs/operations.md, "Mail through a production relay")', () => {
+describe('mail through a relay with STARTTLS and AUTH (docs/operations.md, "Mail (D24)")', () => {
   it('keeps a mail while the relay is not trusted, then while it refuses the login, and sends it once both are fixed', async () => {
     const tls = await relayCertificate()
     const relay = await startSmtp({ tls, auth: login })

@@ -12,7 +12,7 @@ import { loopbackEnv, type ServiceProcess, spawnService } from '../helpers/servi
 
 const token = 'postgres-tls-token-01'
 
-// A PostgreSQL reached over a network is reached over TLS (docs/operations.md, "PostgreSQL"):
+// A PostgreSQL reached over a network is reached over TLS (docs/operations.md, "Replicas on PostgreSQL"):
 // the URL's `sslmode=verify-full&sslrootcert=...` encrypts every connection of the pool and
 // checks the server; a server the CA does not vouch for, or a URL without TLS to a server
 // that requires it, stops the start with a line that says why, and nothing goes in clear.

@@ -9,7 +9,7 @@ import { type Postgres, startPostgres } from '../helpers/postgres.js'
 import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
 import { startSmtp, waitFor } from '../helpers/smtp.js'
 
-// Replicas on PostgreSQL (docs/design.md, "Storage"; docs/operations.md, "PostgreSQL"):
+// Replicas on PostgreSQL (docs/design.md, "Storage"; docs/operations.md, "Replicas on PostgreSQL"):
 // three real service processes on one real PostgreSQL 15, the same alerts posted to all of
 // them at once, one replica killed mid-storm, the database itself stopped and started.
 

@@ -8,7 +8,7 @@ import { build, type TestService } from '../helpers/build.js'
 import { scrapeUntil } from '../helpers/metrics.js'
 import { startSmtp } from '../helpers/smtp.js'
 
-// The metrics to run the service by (docs/operations.md, "Metrics to alert on"), read
+// The metrics to run the service by (docs/operations.md, "Metrics and what to alert on"), read
 // from the exposition of a real service.
 
 const value = (text: string, series: string) => {

@@ -12,7 +12,7 @@ const reachableAddresses = Object.values(networkInterfaces())
   .filter((entry) => !entry.internal && !/^fe[89ab][0-9a-f]:|^169\.254\./i.test(entry.address))
   .map((entry) => entry.address)
 
-describe('the generated certificate beyond localhost (docs/operations.md, "TLS beyond localhost")', () => {
+describe('the generated certificate beyond localhost (docs/operations.md, "The generated certificate, beyond localhost")', () => {
   let t: TestService
   let port: number
   beforeAll(async () => {

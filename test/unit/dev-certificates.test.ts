@@ -27,7 +27,7 @@ const mode = (file: string) => (statSync(join(dir, file)).mode & 0o777).toString
 const issuedBy = (certFile: string, caFile: string) =>
   new X509Certificate(read(certFile)).checkIssued(new X509Certificate(read(caFile)))
 
-describe('the generated CA and server certificate (D3, docs/operations.md "TLS beyond localhost")', () => {
+describe('the generated CA and server certificate (D3, docs/operations.md "The generated certificate, beyond localhost")', () => {
   it('names every host name and address it was given, CA and chain public (0644), keys 0600', async () => {
     const files = await ensureDevCertificates(dir, base)
     expect(files).toMatchObject({ created: true, reissued: false, missing: [] })

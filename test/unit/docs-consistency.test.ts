@@ -45,9 +45,12 @@ function sources(dir = join(packageRoot, 'src')): string[] {
 const inSources = (pattern: RegExp) =>
   sources().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(pattern)].map((m) => m[1] as string))
 
-/** The service's variables (config/schema.ts) and those only the command line reads (`env.DIAG_CLI_URL`). */
+/**
+ * The service's variables (config/schema.ts) and those only the command line reads
+ * (`env.DIAG_CLI_CONFIG`, `variable('DIAG_CLI_URL')`).
+ */
 function knownVariables(): Set<string> {
-  return new Set<string>([...configKeys, ...inSources(/\benv\.(DIAG_[A-Z0-9_]+)/g)])
+  return new Set<string>([...configKeys, ...inSources(/(?:\benv\.|\bvariable\(')(DIAG_[A-Z0-9_]+)/g)])
 }
 
 /** The command table of `appserver-diag --help`: "rules push", "storage copy", ... */

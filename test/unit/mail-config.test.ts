@@ -22,7 +22,7 @@ function errorLines(env: Record<string, string>): string[] {
   throw new Error('expected a ConfigError')
 }
 
-describe('the relay settings (DIAG_SMTP_*, docs/operations.md "Mail through a production relay")', () => {
+describe('the relay settings (DIAG_SMTP_*, docs/operations.md "Mail (D24)")', () => {
   let caFile: string
   beforeAll(async () => {
     caFile = file('relay-ca.pem', (await relayCertificate()).caPem)

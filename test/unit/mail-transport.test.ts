@@ -65,7 +65,7 @@ describe('smtpTransport', () => {
   })
 })
 
-describe('smtpTransport to a relay with TLS and AUTH (docs/operations.md, "Mail through a production relay")', () => {
+describe('smtpTransport to a relay with TLS and AUTH (docs/operations.md, "Mail (D24)")', () => {
   const login = { user: 'diag', pass: 'correct horse battery staple' }
   let tls: Awaited<ReturnType<typeof relayCertificate>>
   const caFile = join(mkdtempSync(join(tmpdir(), 'relay-ca-')), 'relay-ca.pem')

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import pg from 'pg'
 
-// The PostgreSQL connection pool of one replica (docs/operations.md, "PostgreSQL").
+// The PostgreSQL connection pool of one replica (docs/operations.md, "Replicas on PostgreSQL").
 
 /** BIGINT (epoch milliseconds, counts) as a number: every value the service stores fits in 2^53. */
 const bigintAsNumber = (text: string) => Number(text)
