@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import type { TokenVerifier } from '../auth/tokens.js'
 import type { CredentialExpiries } from '../operations-metrics.js'
+import { readConfigured } from '../tls/dev-certificates.js'
 
 /**
  * When the server certificate (the first of its chain) and each token that has an
@@ -9,6 +9,6 @@ import type { CredentialExpiries } from '../operations-metrics.js'
  * service takes a new certificate or token file on a restart only.
  */
 export function credentialExpiries(tokens: Pick<TokenVerifier, 'expiries'>, certFile: string): CredentialExpiries {
-  const notAfter = Date.parse(new X509Certificate(readFileSync(certFile)).validTo)
+  const notAfter = Date.parse(new X509Certificate(readConfigured('DIAG_TLS_CERT', certFile)).validTo)
   return { certificate: Number.isFinite(notAfter) ? notAfter : null, tokens: tokens.expiries() }
 }

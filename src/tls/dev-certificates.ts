@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { ConfigError } from '../config/load.js'
 import {
   certificateNames,
   createCertificateAuthority,
@@ -101,8 +102,18 @@ function publish(files: { caFile: string; certFile: string }): void {
 
 export function readTlsMaterial(files: { certFile: string; keyFile: string; clientCaFile?: string }) {
   return {
-    cert: readFileSync(files.certFile),
-    key: readFileSync(files.keyFile),
-    ...(files.clientCaFile ? { ca: readFileSync(files.clientCaFile) } : {}),
+    cert: readConfigured('DIAG_TLS_CERT', files.certFile),
+    key: readConfigured('DIAG_TLS_KEY', files.keyFile),
+    ...(files.clientCaFile ? { ca: readConfigured('DIAG_TLS_CLIENT_CA', files.clientCaFile) } : {}),
+  }
+}
+
+/** A file an operator named: one that cannot be read is a fault of the configuration (exit 78), named. */
+export function readConfigured(variable: string, file: string): Buffer {
+  try {
+    return readFileSync(file)
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new ConfigError([`${variable}: cannot read ${file} (${reason})`])
   }
 }

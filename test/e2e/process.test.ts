@@ -118,6 +118,15 @@ describe('the service process', () => {
     [{ DIAG_LOG_LEVEL: 'loud' }, 'DIAG_LOG_LEVEL must be one of'],
     [{ DIAG_TLS_KEY: '/nonexistent.pem' }, 'DIAG_TLS_CERT and DIAG_TLS_KEY must be set together'],
     [
+      // With a token: otherwise the line of the token it generates comes first.
+      {
+        DIAG_API_TOKEN: 'process-test-token-0001',
+        DIAG_TLS_CERT: '/nonexistent/cert.pem',
+        DIAG_TLS_KEY: '/nonexistent/key.pem',
+      },
+      'DIAG_TLS_CERT: cannot read /nonexistent/cert.pem (ENOENT)',
+    ],
+    [
       { DIAG_TLS_SANS: 'diag.example.org, diag_01' },
       'DIAG_TLS_SANS: "diag_01" is neither a DNS name nor an IP address',
     ],
