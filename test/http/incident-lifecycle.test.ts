@@ -80,6 +80,22 @@ describe('incident lifecycle', () => {
     expect(kinds(await s.mailsOfIncident(t2?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
   })
 
+  it('sends the recovery for a resolution whose start Alertmanager merged to an earlier one', async () => {
+    // amtool's --start has whole seconds: the re-sent alert starts before the one that fired.
+    const [fired] = await s.post(firing('merged', '2026-11-01T10:00:00.700Z'))
+    const [ended] = await s.post(resolved('merged', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:05:00Z' }))
+    expect(ended).toMatchObject({ duplicate: false, transition: 'resolved_merged', incidentId: fired?.incidentId })
+    await s.settled()
+    expect(await s.incident(fired?.incidentId as string)).toMatchObject({
+      status: 'resolved',
+      ended_at: Date.parse('2026-11-01T10:05:00Z'),
+    })
+    const mails = await s.mailsOfIncident(fired?.incidentId as string)
+    expect(kinds(mails)).toEqual(['diagnosis', 'recovery'])
+    expect(mails[1]?.headers['in-reply-to']).toBe(mails[0]?.headers['message-id'])
+    expect(mails[1]?.subject).toMatch(/^\[RESOLVED\] AppServerDown on app-01/)
+  })
+
   it('re-opens an occurrence that fires again after its resolution, and reports the re-fire', async () => {
     const [opened] = await s.post(firing('refire', '2026-11-01T10:00:00Z'))
     await s.post(resolved('refire', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:20:00Z' }))

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createAjv, loadSchema, requestValidation } from '../../ajv.js'
 import { errors } from '../../errors.js'
+import type { TransitionKind } from '../../incidents/lifecycle.js'
 import type { Metrics } from '../../metrics.js'
 import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
@@ -34,6 +35,18 @@ const accepted = {
         },
       },
     },
+  },
+}
+
+/** Transitions an operator looks for in the log (docs/design.md, "Incidents"). */
+const lifecycleLines: Partial<Record<TransitionKind, { level: 'info' | 'warn'; msg: string }>> = {
+  unmatched_resolution: {
+    level: 'warn',
+    msg: 'a resolution for an occurrence never seen firing: filed as its own resolved incident, no recovery sent',
+  },
+  resolved_merged: {
+    level: 'info',
+    msg: 'a resolution with an earlier start (Alertmanager merged the alert) ended the open occurrence',
   },
 }
 
@@ -88,9 +101,15 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
       if (duplicates > 0) deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
       const recorded = received - queued - duplicates
       if (recorded > 0) deps.metrics.alertsReceived.inc({ outcome: 'recorded' }, recorded)
-      for (const event of events) {
+      for (const [i, event] of events.entries()) {
         deps.metrics.alertTransitions.inc({ transition: event.transition })
         if (event.superseded) deps.metrics.alertTransitions.inc({ transition: 'superseded' })
+        const said = lifecycleLines[event.transition]
+        if (said) {
+          const { alertname, instance, fingerprint } = alerts[i] as (typeof alerts)[number]
+          const { eventId, incidentId } = event
+          request.log[said.level]({ eventId, incidentId, alertname, instance, fingerprint }, said.msg)
+        }
       }
       request.log.info({ queued, duplicates }, 'alerts accepted')
       return reply.code(202).send({ status: 'accepted', received, queued, duplicates, events })
