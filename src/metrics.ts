@@ -228,7 +228,7 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
     ),
     alertTransitions: new Counter({
       name: 'diagnostic_alert_transitions_total',
-      help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, unmatched_resolution, superseded, ...',
+      help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, resolved_merged, unmatched_resolution, superseded, expired, reopened, ...',
       labelNames: ['transition'],
       registers,
     }),

@@ -69,6 +69,11 @@ export function createBackground(
     log.child({ component: 'housekeeping' }),
     Date.now,
     health,
+    {
+      expire: (cutoff, now) => storage.expire(cutoff, now),
+      hours: config.incidentExpiryHours,
+      expired: { inc: (n) => metrics.alertTransitions.inc({ transition: 'expired' }, n) },
+    },
   )
   const analysis = createAnalysis(
     config.analysisThreads,

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
 import { PgEventWriter } from '../store/postgres/event-writer.js'
+import { pgExpireOccurrences } from '../store/postgres/expiry.js'
 import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
 import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
 import { migratePostgres } from '../store/postgres/migrate.js'
@@ -91,6 +92,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     workerStore: pgWorkerStore(pool),
     outbox,
     prune: (cutoff) => pgPruneOlderThan(pool, cutoff, writer?.heard),
+    expire: (cutoff, now) => pgExpireOccurrences(pool, cutoff, now, writer?.heard),
     check: async () => {
       await pool.query('SELECT 1')
     },

@@ -6,6 +6,7 @@ import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
+import { expireOccurrences } from '../store/sqlite/expiry.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
 import { sqliteOutboxStats } from '../store/sqlite/outbox-stats.js'
 import { sqliteOutboxStore } from '../store/sqlite/outbox-store.js'
@@ -75,6 +76,7 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
     workerStore: sqliteWorkerStore(db, batcher, queue),
     outbox: sqliteOutboxStore(db),
     prune: (cutoff) => pruneOlderThan(db, cutoff, writer?.heard),
+    expire: (cutoff, now) => expireOccurrences(db, cutoff, now, writer?.heard),
     check: async () => {
       const check = db.pragma('quick_check', { simple: true })
       if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)

@@ -38,4 +38,24 @@ describe("the service's log", () => {
     })
     expect(line.msg).toMatch(/^a resolution for an occurrence never seen firing/)
   })
+
+  it('warns of each occurrence closed as expired, with its identity and when it was last heard', async () => {
+    const res = await t.call('POST', '/api/v1/alerts/alertmanager', {
+      json: webhook([alert({ id: 'silent' }, { appserver_instance: 'app-08' })]),
+    })
+    const [event] = res.json().events
+    await t.rows('UPDATE incidents SET last_heard_at = ? WHERE id = ?', 1_000, event.incidentId)
+    await t.service.housekeeping.runOnce()
+    const line = await log.waitFor((l) => l.incidentId === event.incidentId && l.lastHeardAt !== undefined, 'expiry')
+    expect(line).toMatchObject({
+      level: levels.warn,
+      component: 'housekeeping',
+      alertname: 'AppServerDown',
+      instance: 'app-08',
+      fingerprint: event.fingerprint,
+      lastHeardAt: '1970-01-01T00:00:01.000Z',
+      expiryHours: 24,
+    })
+    expect(line.msg).toMatch(/^closed an open occurrence as expired/)
+  })
 })

@@ -2,10 +2,13 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { ExpiredOccurrence } from '../../src/store/incident-expiry.js'
 import type { IngestOutcome, IngestStore } from '../../src/store/ingest-port.js'
 import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
+import { pgExpireOccurrences } from '../../src/store/postgres/expiry.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
+import { expireOccurrences } from '../../src/store/sqlite/expiry.js'
 import { alertEvent } from '../helpers/events.js'
 import { postgresForFile } from '../helpers/postgres.js'
 
@@ -17,14 +20,17 @@ const clock = { now: 0 }
 
 interface Opened {
   writer: IngestStore
+  expire(cutoff: number): Promise<ExpiredOccurrence[]>
   rows(sql: string): Promise<Array<Record<string, unknown>>>
   close(): Promise<void>
 }
 
 const sqlite = async (): Promise<Opened> => {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-lifecycle-')), 'l.db'))
+  const writer = new EventWriter(db, { queueCapacity: 100, now: () => clock.now })
   return {
-    writer: new EventWriter(db, { queueCapacity: 100, now: () => clock.now }),
+    writer,
+    expire: async (cutoff) => expireOccurrences(db, cutoff, clock.now, writer.heard),
     rows: async (sql) => db.prepare(sql).all() as Array<Record<string, unknown>>,
     close: async () => void db.close(),
   }
@@ -33,8 +39,10 @@ const sqlite = async (): Promise<Opened> => {
 const server = postgresForFile()
 const postgres = async (): Promise<Opened> => {
   const db = await server.database()
+  const writer = new PgEventWriter(db.pool, { queueCapacity: 100, now: () => clock.now })
   return {
-    writer: new PgEventWriter(db.pool, { queueCapacity: 100, now: () => clock.now }),
+    writer,
+    expire: (cutoff) => pgExpireOccurrences(db.pool, cutoff, clock.now, writer.heard),
     rows: db.rows,
     close: db.close,
   }
@@ -123,6 +131,51 @@ describe.each([
       })
       expect(ended).toMatchObject({ transition: 'resolved_merged', incidentId: fired.incidentId })
       expect(await incident(fired.incidentId)).toEqual({ status: 'resolved', ended_at: at('2026-11-22T05:05:00Z') })
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('closes an open occurrence no longer heard as expired; its repeat opens it again, its resolution resolves it', async () => {
+    store = await open()
+    try {
+      clock.now = at('2026-11-22T05:01:00Z')
+      const silent = await submit('x1', { instance: 'app-03' })
+      const repeated = await submit('x2')
+      clock.now = at('2026-11-23T06:00:00Z')
+      // A repeat heard and not yet written keeps its occurrence.
+      expect(await submit('x2')).toMatchObject({ duplicate: true, incidentId: repeated.incidentId })
+      const expired = await store.expire(at('2026-11-23T05:00:00Z'))
+      expect(expired).toEqual([
+        {
+          id: silent.incidentId,
+          alertname: 'A',
+          instance: 'app-03',
+          fingerprint: 'x1',
+          last_heard_at: at('2026-11-22T05:01:00Z'),
+        },
+      ])
+      expect(await incident(silent.incidentId)).toEqual({ status: 'expired', ended_at: at('2026-11-22T05:01:00Z') })
+      expect(await incident(repeated.incidentId)).toEqual({ status: 'open', ended_at: null })
+      expect(await store.expire(at('2026-11-23T05:00:00Z'))).toEqual([])
+
+      // Still firing after all: open again, without a second diagnosis; its copies are duplicates.
+      const again = await submit('x1', { instance: 'app-03' })
+      expect(again).toMatchObject({ duplicate: false, transition: 'reopened', incidentId: silent.incidentId })
+      expect(await incident(silent.incidentId)).toEqual({ status: 'open', ended_at: null })
+      expect(await submit('x1', { instance: 'app-03' })).toMatchObject({ duplicate: true, transition: 'duplicate' })
+      const queued = await store.rows(`SELECT q.id FROM queue_items q JOIN events e ON e.id = q.event_id
+        WHERE e.incident_id = '${silent.incidentId}'`)
+      expect(queued).toHaveLength(1)
+
+      // Expired again, and then its resolution comes: resolved, with its recovery.
+      clock.now = at('2026-11-25T06:00:00Z')
+      expect((await store.expire(at('2026-11-25T05:00:00Z'))).map((o) => o.id)).toContain(silent.incidentId)
+      const ended = await submit('x1', { status: 'resolved', instance: 'app-03', endsAt: at('2026-11-24T00:00:00Z') })
+      expect(ended).toMatchObject({ transition: 'resolved', incidentId: silent.incidentId })
+      expect(await incident(silent.incidentId)).toEqual({ status: 'resolved', ended_at: at('2026-11-24T00:00:00Z') })
+      const [event] = await store.rows(`SELECT after_event_id FROM events WHERE id = '${ended.eventId}'`)
+      expect(event?.after_event_id).toBe(silent.eventId)
     } finally {
       await store.close()
     }
