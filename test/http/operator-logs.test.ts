@@ -58,4 +58,40 @@ describe("the service's log", () => {
     })
     expect(line.msg).toMatch(/^closed an open occurrence as expired/)
   })
+
+  describe('request ids', () => {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    const linesOf = (reqId: string) => log.lines.filter((l) => l.reqId === reqId).map((l) => l.msg)
+
+    it("honours a caller's X-Request-Id, echoes it, and logs the request under it", async () => {
+      const res = await t.call('GET', '/api/v1/incidents', { headers: { 'x-request-id': 'proxy-7f3a:01/abc=' } })
+      expect(res.status).toBe(200)
+      expect(res.headers['x-request-id']).toBe('proxy-7f3a:01/abc=')
+      await log.waitFor((l) => l.reqId === 'proxy-7f3a:01/abc=' && l.msg === 'request completed', 'completed')
+      expect(linesOf('proxy-7f3a:01/abc=')).toEqual(['incoming request', 'request completed'])
+    })
+
+    it('gives a random UUID instead of an id that is too long or has other characters, on errors too', async () => {
+      for (const given of ['x'.repeat(129), 'two words', 'quote"d', 'semi;colon']) {
+        const res = await t.call('GET', '/api/v1/no-such-route', { headers: { 'x-request-id': given } })
+        expect(res.status).toBe(404)
+        expect(res.headers['x-request-id']).toMatch(uuid)
+        expect(log.lines.some((l) => l.reqId === given)).toBe(false)
+      }
+    })
+
+    it('is unique across requests and across restarts (never a counter from 1)', async () => {
+      const other = await build({ DIAG_LOG_LEVEL: 'info' })
+      try {
+        const ids = [
+          ...(await Promise.all([1, 2, 3].map(() => t.call('GET', '/health/live')))),
+          ...(await Promise.all([1, 2, 3].map(() => other.call('GET', '/health/live')))),
+        ].map((res) => res.headers['x-request-id'])
+        for (const id of ids) expect(id).toMatch(uuid)
+        expect(new Set(ids).size).toBe(6)
+      } finally {
+        await other.close()
+      }
+    })
+  })
 })
