@@ -5,6 +5,7 @@ import type { TransitionKind } from '../../incidents/lifecycle.js'
 import type { Metrics } from '../../metrics.js'
 import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
+import { refusalOf } from '../alerts/refused-webhooks.js'
 import { RepeatedBodies } from '../alerts/repeated-bodies.js'
 import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
@@ -52,7 +53,7 @@ const lifecycleLines: Partial<Record<TransitionKind, { level: 'info' | 'warn'; m
 
 export interface AlertRoutesDeps {
   writer: Pick<IngestStore, 'submit'>
-  metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches'>
+  metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches' | 'webhooksRefused'>
 }
 
 export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
@@ -78,6 +79,13 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     preParsing: requireJson,
     schema: { body: webhookSchema, response: { 202: accepted, ...errorResponses(400, 401, 403, 413, 415, 503) } },
     validatorCompiler: ({ schema }) => repeats.validator(ajv.compile(schema)),
+    // Alertmanager drops a refused group for good: say here which alert, and why.
+    onError: async (request, _reply, error) => {
+      const refusal = refusalOf(error, request)
+      if (!refusal) return
+      deps.metrics.webhooksRefused.inc({ reason: refusal.reason })
+      request.log.warn({ ...refusal.fields, reason: refusal.reason }, `refused a webhook: ${refusal.reason}`)
+    },
     handler: async (request, reply) => {
       const alerts = repeats.eventsOf(request.body)
       const mismatched = fingerprintMismatches(alerts)
