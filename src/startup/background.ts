@@ -143,8 +143,8 @@ export function startBackground(
   }
   const worker = new Worker(
     storage.queue,
-    async (lease, completed) => {
-      const outcome = await processEvent(lease.eventId, deps, { lease, completed })
+    async (lease, completed, eventLog) => {
+      const outcome = await processEvent(lease.eventId, deps, { lease, completed }, eventLog)
       sender.kick()
       return outcome
     },

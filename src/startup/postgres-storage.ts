@@ -16,6 +16,7 @@ import { RuleNotifications } from '../store/postgres/rule-notifications.js'
 import { PgRulesRepository } from '../store/postgres/rules-repository.js'
 import { PgWorkQueue } from '../store/postgres/work-queue.js'
 import { pgWorkerStore } from '../store/postgres/worker-store.js'
+import type { MigrationLog } from '../store/sqlite/migrate.js'
 import { StorageHealth } from '../store/storage-health.js'
 import type { Storage } from './storage.js'
 
@@ -28,6 +29,8 @@ export interface PostgresOptions {
   mailClaimMs: number
   leaseMs: number
   version: string
+  /** Where each migration this start runs is said. */
+  migrationLog?: MigrationLog
 }
 
 /**
@@ -37,7 +40,7 @@ export interface PostgresOptions {
  */
 export async function openPostgresStorage(options: PostgresOptions): Promise<Storage> {
   const pool = createPool(options.url, { timeoutMs: options.timeoutMs, max: options.poolSize })
-  await migratePostgres(pool)
+  await migratePostgres(pool, undefined, options.migrationLog)
   const metrics = createMetrics({
     version: options.version,
     queue: pgQueueStats(pool),

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
-import { build, type TestService } from '../helpers/build.js'
+import { build, type TestService, testToken } from '../helpers/build.js'
 import { capturedLog, levels } from '../helpers/log-capture.js'
+import { startSmtp } from '../helpers/smtp.js'
 
 // The log lines an operator investigates from (docs/operations.md, "Reading the log"),
 // read from the service's own pino output.
@@ -28,7 +29,10 @@ describe("the service's log", () => {
     })
     expect(res.status).toBe(202)
     const [event] = res.json().events
-    const line = await log.waitFor((l) => l.eventId === event.eventId, 'the unmatched resolution line')
+    const line = await log.waitFor(
+      (l) => l.eventId === event.eventId && l.level === levels.warn,
+      'the unmatched resolution line',
+    )
     expect(line).toMatchObject({
       level: levels.warn,
       alertname: 'AppServerDown',
@@ -93,5 +97,119 @@ describe("the service's log", () => {
         await other.close()
       }
     })
+  })
+})
+
+describe('the lines of one alert, from the webhook to the mail', () => {
+  const post = (t: TestService, id: string, instance: string) =>
+    t
+      .call('POST', '/api/v1/alerts/alertmanager', {
+        json: webhook([alert({ id, startsAt: new Date().toISOString() }, { appserver_instance: instance })]),
+      })
+      .then((res) => res.json().events[0] as { eventId: string; incidentId: string })
+
+  it('carries the event id, alertname and instance on every ingest, worker, evidence and mail line', async () => {
+    const smtp = await startSmtp()
+    const log = capturedLog()
+    const t = await build({ DIAG_LOG_LEVEL: 'info', DIAG_SMTP_URL: smtp.url }, { logger: log.logger })
+    try {
+      const event = await post(t, 'traced', 'app-01')
+      await log.waitFor((l) => l.eventId === event.eventId && l.msg === 'e-mail sent', 'the mail line', 30_000)
+      const lines = log.lines.filter((l) => l.eventId === event.eventId)
+      expect(lines.map((l) => l.msg)).toEqual(
+        expect.arrayContaining(['alert stored', 'evidence gathered', 'event processed', 'e-mail sent']),
+      )
+      for (const line of lines) expect(line).toMatchObject({ alertname: 'AppServerDown', instance: 'app-01' })
+      expect(lines.find((l) => l.msg === 'alert stored')).toMatchObject({
+        transition: 'opened',
+        incidentId: event.incidentId,
+        reqId: expect.any(String),
+      })
+      expect(lines.find((l) => l.msg === 'evidence gathered')).toMatchObject({
+        component: 'worker',
+        instanceKnown: true,
+        incidentId: event.incidentId,
+        logs: [expect.objectContaining({ file: expect.any(String), lines: expect.any(Number) })],
+      })
+      expect(lines.find((l) => l.msg === 'e-mail sent')).toMatchObject({
+        level: levels.info,
+        component: 'mail',
+        kind: 'diagnosis',
+        attempts: 1,
+        messageId: smtp.mails[0]?.headers['message-id'],
+      })
+    } finally {
+      await t.close()
+      await smtp.close()
+    }
+  })
+
+  it('says when a mail fails for good, with its alert', async () => {
+    const smtp = await startSmtp({ reject: 550 })
+    const log = capturedLog()
+    const t = await build({ DIAG_LOG_LEVEL: 'info', DIAG_SMTP_URL: smtp.url }, { logger: log.logger })
+    try {
+      const event = await post(t, 'refused-mail', 'app-02')
+      const line = await log.waitFor(
+        (l) => l.eventId === event.eventId && l.msg === 'e-mail delivery failed for good',
+        'the failure line',
+        30_000,
+      )
+      expect(line).toMatchObject({
+        level: levels.error,
+        alertname: 'AppServerDown',
+        instance: 'app-02',
+        kind: 'diagnosis',
+        attempts: 1,
+        reason: expect.stringContaining('550'),
+      })
+    } finally {
+      await t.close()
+      await smtp.close()
+    }
+  })
+
+  it('says which migrations a start ran, even with the log at warn', async () => {
+    const log = capturedLog('warn')
+    // On a new SQLite file, whatever DIAG_TEST_STORAGE says: the PostgreSQL databases of the
+    // tests are migrated before a service starts (test/store/migrations.conformance.test.ts).
+    const t = await build({ DIAG_LOG_LEVEL: 'warn', DIAG_DATABASE_URL: '' }, { logger: log.logger })
+    await t.close()
+    const migrations = log.named('migration applied')
+    expect(migrations.length).toBeGreaterThan(0)
+    expect(migrations[0]).toMatchObject({
+      level: levels.info,
+      component: 'storage',
+      database: 'sqlite',
+      version: 1,
+      name: expect.stringMatching(/^0001_\w+\.sql$/),
+      ms: expect.any(Number),
+    })
+  })
+
+  it('says which token registered a rule: its name, never the token', async () => {
+    const log = capturedLog()
+    const t = await build({ DIAG_LOG_LEVEL: 'info' }, { logger: log.logger })
+    try {
+      const rule = {
+        branch: 'TD-19',
+        ruleName: 'LedgerLockTimeout',
+        category: 'database_persistence',
+        targetSource: 'local_file',
+        pattern: '/LedgerLockTimeout: lock on account [0-9]{1,12} not granted/',
+        assessment: 'The ledger service could not lock an account row in time.',
+        classification: 'CONFIRMED_CAUSE',
+        confidence: 'HIGH',
+        recommendedActions: ['Find the transaction holding the lock.'],
+      }
+      const res = await t.call('POST', '/api/v1/rules', { json: rule })
+      expect(res.status).toBe(201)
+      expect(log.named('rule registered')).toEqual([
+        expect.objectContaining({ ruleId: res.json().id, branch: 'TD-19', tokenName: 'default' }),
+      ])
+      expect(JSON.stringify(log.lines)).not.toContain(testToken)
+    } finally {
+      await t.close()
+    }
   })
 })

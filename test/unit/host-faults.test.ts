@@ -106,6 +106,7 @@ describe('host faults on each path that writes', () => {
       info: () => {},
       warn: (_: object, msg: string) => void messages.push(msg),
       error: (_: object, msg: string) => void messages.push(msg),
+      child: () => log,
     }
     const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
     let calls = 0

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { createAjv, loadSchema, requestValidation } from '../../ajv.js'
 import { errors } from '../../errors.js'
-import type { TransitionKind } from '../../incidents/lifecycle.js'
 import type { Metrics } from '../../metrics.js'
 import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
+import { logIngested } from '../alerts/ingest-log.js'
 import { refusalOf } from '../alerts/refused-webhooks.js'
 import { RepeatedBodies } from '../alerts/repeated-bodies.js'
 import { errorResponses } from '../error-responses.js'
@@ -36,18 +36,6 @@ const accepted = {
         },
       },
     },
-  },
-}
-
-/** Transitions an operator looks for in the log (docs/design.md, "Incidents"). */
-const lifecycleLines: Partial<Record<TransitionKind, { level: 'info' | 'warn'; msg: string }>> = {
-  unmatched_resolution: {
-    level: 'warn',
-    msg: 'a resolution for an occurrence never seen firing: filed as its own resolved incident, no recovery sent',
-  },
-  resolved_merged: {
-    level: 'info',
-    msg: 'a resolution with an earlier start (Alertmanager merged the alert) ended the open occurrence',
   },
 }
 
@@ -89,13 +77,7 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     handler: async (request, reply) => {
       const alerts = repeats.eventsOf(request.body)
       const mismatched = fingerprintMismatches(alerts)
-      if (mismatched.length > 0) {
-        deps.metrics.fingerprintMismatches.inc(mismatched.length)
-        request.log.warn(
-          { alerts: mismatched.map((a) => ({ claimed: a.claimedFingerprint, computed: a.fingerprint })).slice(0, 10) },
-          'ignoring sender fingerprints that do not match the labels',
-        )
-      }
+      if (mismatched.length > 0) deps.metrics.fingerprintMismatches.inc(mismatched.length)
       const outcome = await deps.writer.submit({
         receiver: request.body.receiver,
         groupKey: request.body.groupKey,
@@ -109,17 +91,12 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
       if (duplicates > 0) deps.metrics.alertsReceived.inc({ outcome: 'duplicate' }, duplicates)
       const recorded = received - queued - duplicates
       if (recorded > 0) deps.metrics.alertsReceived.inc({ outcome: 'recorded' }, recorded)
-      for (const [i, event] of events.entries()) {
+      for (const event of events) {
         deps.metrics.alertTransitions.inc({ transition: event.transition })
         if (event.superseded) deps.metrics.alertTransitions.inc({ transition: 'superseded' })
-        const said = lifecycleLines[event.transition]
-        if (said) {
-          const { alertname, instance, fingerprint } = alerts[i] as (typeof alerts)[number]
-          const { eventId, incidentId } = event
-          request.log[said.level]({ eventId, incidentId, alertname, instance, fingerprint }, said.msg)
-        }
       }
-      request.log.info({ queued, duplicates }, 'alerts accepted')
+      logIngested(request.log, alerts, events)
+      request.log.info({ received, queued, duplicates }, 'alerts accepted')
       return reply.code(202).send({ status: 'accepted', received, queued, duplicates, events })
     },
   })
