@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService, testToken } from '../helpers/build.js'
 import { capturedLog, levels } from '../helpers/log-capture.js'
+import { validRule } from '../helpers/rule-input.js'
 import { startSmtp } from '../helpers/smtp.js'
 
 // The log lines an operator investigates from (docs/operations.md, "Reading the log"),
@@ -191,18 +192,7 @@ describe('the lines of one alert, from the webhook to the mail', () => {
     const log = capturedLog()
     const t = await build({ DIAG_LOG_LEVEL: 'info' }, { logger: log.logger })
     try {
-      const rule = {
-        branch: 'TD-19',
-        ruleName: 'LedgerLockTimeout',
-        category: 'database_persistence',
-        targetSource: 'local_file',
-        pattern: '/LedgerLockTimeout: lock on account [0-9]{1,12} not granted/',
-        assessment: 'The ledger service could not lock an account row in time.',
-        classification: 'CONFIRMED_CAUSE',
-        confidence: 'HIGH',
-        recommendedActions: ['Find the transaction holding the lock.'],
-      }
-      const res = await t.call('POST', '/api/v1/rules', { json: rule })
+      const res = await t.call('POST', '/api/v1/rules', { json: validRule() })
       expect(res.status).toBe(201)
       expect(log.named('rule registered')).toEqual([
         expect.objectContaining({ ruleId: res.json().id, branch: 'TD-19', tokenName: 'default' }),
