@@ -9,7 +9,7 @@ import { clientErrorHandler, registerErrorHandling } from './http/error-handler.
 import { createHttpsServer } from './http/https-server.js'
 import { openApiRoute, registerOpenApi } from './http/openapi.js'
 import { recordRequestDurations } from './http/request-duration.js'
-import { QuietProbes } from './http/request-logging.js'
+import { echoRequestId, QuietProbes, requestId } from './http/request-logging.js'
 import './http/fastify-types.js'
 import { identify, readinessGate, requireToken } from './http/request-gates.js'
 import { type RequestRateLimits, requestRateLimit } from './http/request-rate-limit.js'
@@ -56,6 +56,9 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     forceCloseConnections: 'idle',
     loggerInstance: options.logger,
     logController: new QuietProbes(),
+    // Our own ids: the header read by requestId, validated, never taken as sent.
+    requestIdHeader: false,
+    genReqId: requestId,
     serverFactory: (handler) => createHttpsServer(options.https, guard, handler),
     clientErrorHandler,
   }) as unknown as FastifyInstance
@@ -71,6 +74,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   registerErrorHandling(app, (reason) => deps.metrics.requestsRejected.inc({ reason }))
   recordRequestDurations(app, deps.metrics.httpDuration)
 
+  app.addHook('onRequest', echoRequestId)
   app.addHook(
     'onRequest',
     identify(deps.tokens, (request) => {

@@ -7,12 +7,13 @@ export type Logger = pino.Logger
  * requests (through Fastify), the background, and the reason a start failed. Never a
  * token, a whole payload or an unredacted log line (CONTRIBUTING.md).
  */
-export function createLogger(level = 'info'): Logger {
-  return pino({
+export function createLogger(level = 'info', destination?: pino.DestinationStream): Logger {
+  const options = {
     level,
     base: { service: 'diagnostic-service', pid: process.pid },
     redact: ['req.headers.authorization'],
-  })
+  }
+  return destination ? pino(options, destination) : pino(options)
 }
 
 /**

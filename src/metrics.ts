@@ -31,6 +31,7 @@ export interface Metrics extends OperationsMetrics {
   storageWritable: Gauge
   storageFaults: Counter<'operation'>
   requestsRejected: Counter<'reason'>
+  webhooksRefused: Counter<'reason'>
   diagnosisLatency: Histogram
   /** Where the replica gauges read the cluster from; set once the replicas are known. */
   replicas: { census: () => ReplicaCensus | Promise<ReplicaCensus> }
@@ -39,6 +40,21 @@ export interface Metrics extends OperationsMetrics {
 /** Why a mail could not be handed to the relay (mail/relay-failure.ts decides). */
 export const mailFailureReasons = ['auth', 'tls', 'connection', 'rejected', 'deferred', 'other'] as const
 export type MailFailureReason = (typeof mailFailureReasons)[number]
+
+/** Why a webhook was refused (src/http/alerts/refused-webhooks.ts): a bounded set of label values. */
+export const webhookRefusalReasons = [
+  'missing_label',
+  'invalid_label',
+  'missing_field',
+  'invalid_time',
+  'invalid_value',
+  'invalid_json',
+  'empty_body',
+  'too_large',
+  'unsupported_media_type',
+  'malformed',
+] as const
+export type WebhookRefusalReason = (typeof webhookRefusalReasons)[number]
 
 /** The replicas sharing the storage as one replica sees them (store/postgres/replicas.ts). */
 export interface ReplicaCensus {
@@ -228,7 +244,7 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
     ),
     alertTransitions: new Counter({
       name: 'diagnostic_alert_transitions_total',
-      help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, unmatched_resolution, superseded, ...',
+      help: 'What received alerts did to their incidents (docs/design.md, Incidents): opened, refired, resolved, resolved_merged, unmatched_resolution, superseded, expired, reopened, ...',
       labelNames: ['transition'],
       registers,
     }),
@@ -249,6 +265,16 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
       labelNames: ['reason'],
       registers,
     }),
+    webhooksRefused: withSeries(
+      new Counter({
+        name: 'diagnostic_webhooks_refused_total',
+        help: 'Webhook requests refused with a 4xx, by reason: Alertmanager drops the whole group (docs/operations.md, "A refused webhook")',
+        labelNames: ['reason'],
+        registers,
+      }),
+      'reason',
+      webhookRefusalReasons,
+    ),
     replicas,
     diagnosisLatency: new Histogram({
       name: 'diagnostic_diagnosis_latency_seconds',
@@ -283,7 +309,7 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
  * Every outcome is a series from the start, at 0, so that a rate over it exists before the
  * first event of its kind (and the webhook need not add zeros on each request).
  */
-function withSeries<L extends string>(counter: Counter<L>, label: L, values: string[]): Counter<L> {
+function withSeries<L extends string>(counter: Counter<L>, label: L, values: readonly string[]): Counter<L> {
   for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0)
   return counter
 }

@@ -73,9 +73,11 @@ export async function startService(config: Config, logger = createLogger(config.
   const tls = await loadTls(config, announce, (line) => logger.warn(line))
   // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
   verifyShippedRules()
+  // An upgrade's migrations are said even when the log is set to warn.
+  const migrationLog = lifecycle.child({ component: 'storage' })
   const storage = config.database
-    ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version })
-    : openSqliteStorage(config.dataDir, version, config.leaseMs)
+    ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version, migrationLog })
+    : openSqliteStorage(config.dataDir, version, config.leaseMs, migrationLog)
   // Read at scrape time by diagnostic_tls_certificate_expires_in_seconds and diagnostic_api_token_expires_in_seconds.
   const expiries = credentialExpiries(tokens, tls.files.certFile)
   storage.metrics.credentials.expiries = () => expiries

@@ -28,6 +28,8 @@ export interface Config {
   inventoryFile: string
   templatesDir: string
   retentionDays: number
+  /** An open occurrence not heard for this long is closed as expired (docs/design.md, "Incidents"). */
+  incidentExpiryHours: number
   queueCapacity: number
   queueStallSeconds: number
   followWaitSeconds: number
@@ -165,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     inventoryFile: path('DIAG_INVENTORY') ?? resolve(packageRoot, 'examples', 'inventory.json'),
     templatesDir: path('DIAG_TEMPLATES_DIR') ?? resolve(packageRoot, 'templates'),
     retentionDays: Number(value.DIAG_RETENTION_DAYS),
+    incidentExpiryHours: Number(value.DIAG_INCIDENT_EXPIRY_HOURS),
     queueCapacity: Number(value.DIAG_QUEUE_CAPACITY),
     queueStallSeconds: Number(value.DIAG_QUEUE_STALL_SECONDS),
     followWaitSeconds: Number(value.DIAG_FOLLOW_WAIT_SECONDS),

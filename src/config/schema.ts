@@ -53,6 +53,8 @@ export const configSchema = {
     DIAG_INVENTORY: string('a path to the inventory JSON file', { minLength: 1 }),
     DIAG_TEMPLATES_DIR: string('a directory of Handlebars templates', { minLength: 1 }),
     DIAG_RETENTION_DAYS: integer(1, 3650, { default: 30 }),
+    // An open occurrence not heard for this long (no repeat, no resolution) is closed as expired.
+    DIAG_INCIDENT_EXPIRY_HOURS: integer(1, 87_600, { default: 24 }),
     DIAG_QUEUE_CAPACITY: integer(1, 1_000_000, { default: 50 }),
     DIAG_MAX_CUSTOM_RULES: integer(10, 100_000, { default: 1000 }),
     // A full queue from which nothing finished for this long turns readiness DOWN.

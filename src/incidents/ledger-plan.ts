@@ -47,6 +47,8 @@ export type LedgerWrite =
   | { op: 'insert'; row: IncidentInsert }
   | { op: 'late_firing'; id: string; eventId: string; heardAt: number }
   | { op: 'refire'; id: string; eventId: string; heardAt: number }
+  /** An expired occurrence heard firing again: open, without a mail. */
+  | { op: 'reopen'; id: string; heardAt: number }
   | { op: 'resolve'; id: string; eventId: string; endedAt: number; now: number; mailEventId: string | null }
 
 export interface Plan {
@@ -64,6 +66,14 @@ export interface Plan {
 /** `clockSkewMs`: how far ahead of its receipt a start or end is still believed. */
 export const believed = (instant: number, now: number, clockSkewMs: number) => instant <= now + clockSkewMs
 
+/**
+ * When a resolution says its alert ended. An end before the start (Alertmanager's zero time)
+ * or further ahead than the allowed skew (a clock gone wrong) is no end: the ledger records
+ * the time the resolution arrived instead, and no occurrence is taken as merged into it.
+ */
+const endOf = (n: LedgerNotification, now: number, clockSkewMs: number) =>
+  n.endsAt !== null && n.endsAt >= n.startsAt && believed(n.endsAt, now, clockSkewMs) ? n.endsAt : undefined
+
 /** The transition alone, for a read that changes nothing (a duplicate's answer). */
 export function peekNotification(
   state: IdentityState,
@@ -75,6 +85,7 @@ export function peekNotification(
     status: n.status,
     startsAt: n.startsAt,
     startBelieved: believed(n.startsAt, now, clockSkewMs),
+    endsAt: n.status === 'resolved' ? endOf(n, now, clockSkewMs) : undefined,
   })
 }
 
@@ -92,9 +103,7 @@ export function planNotification(
   const { eventId, newId } = ids
   const t = peekNotification(state, n, now, clockSkewMs)
   const base = { transition: t, mail: mailOf[t.kind], afterEventId: null, superseded: null }
-  // An end before the start (Alertmanager's zero time) or further ahead than the allowed
-  // skew (a clock gone wrong) is no end: the time the resolution arrived stands in for it.
-  const endedAt = n.endsAt !== null && n.endsAt >= n.startsAt && believed(n.endsAt, now, clockSkewMs) ? n.endsAt : now
+  const endedAt = endOf(n, now, clockSkewMs) ?? now
   const startBelieved = believed(n.startsAt, now, clockSkewMs) ? 1 : 0
   type Columns = 'id' | 'identity' | 'fingerprint' | 'startsAt' | 'alertname' | 'instance' | 'severity'
   const row = (over: Omit<IncidentInsert, Columns | 'now' | 'startBelieved'>): LedgerWrite => ({
@@ -172,9 +181,20 @@ export function planNotification(
           { op: 'refire', id: t.occurrence.id, eventId, heardAt: now },
         ],
       }
+    case 'reopened':
+      return {
+        ...base,
+        incidentId: t.occurrence.id,
+        // As a re-fire, it closes an open occurrence whose start was not believed.
+        writes: [
+          { op: 'supersede_open', identity: n.identity, by: t.occurrence.id, endedAt: now, closedAt: now },
+          { op: 'reopen', id: t.occurrence.id, heardAt: now },
+        ],
+      }
     case 'resolved':
+    case 'resolved_merged':
     case 'resolved_superseded': {
-      const mails = t.kind === 'resolved'
+      const mails = t.kind !== 'resolved_superseded'
       return {
         ...base,
         incidentId: t.occurrence.id,

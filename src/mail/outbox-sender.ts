@@ -9,6 +9,9 @@ export interface OutboxRow extends OutgoingMail {
    * outcome is recorded only while the claim holds (a fencing token).
    */
   claim?: string
+  /** The alert the mail is about, for the log lines (docs/operations.md, "Reading the log"). */
+  alertname?: string
+  instance?: string
 }
 
 type Claimed = { id: number; attempts: number; claim?: string }
@@ -70,7 +73,11 @@ export class OutboxSender {
     private readonly transport: MailTransport,
     private readonly counters: Counters,
     private readonly options: SenderOptions,
-    private readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+    private readonly log: {
+      info(obj: object, msg: string): void
+      warn(obj: object, msg: string): void
+      error(obj: object, msg: string): void
+    },
     private readonly now: () => number = Date.now,
     private readonly health?: { failed(operation: string, error: unknown): void },
   ) {}
@@ -166,18 +173,29 @@ export class OutboxSender {
   private async deliver(row: OutboxRow): Promise<DeliveryOutcome> {
     const attempts = row.attempts + 1
     const claimed = row.claim === undefined ? { id: row.id, attempts } : { id: row.id, attempts, claim: row.claim }
+    // Which mail of which alert: the same fields as the worker's lines about its event.
+    const mail = {
+      eventId: row.eventId,
+      alertname: row.alertname,
+      instance: row.instance,
+      kind: row.kind,
+      messageId: row.messageId,
+      attempts,
+    }
     try {
       await this.transport.send(row)
-      return { ...claimed, state: 'sent', at: this.now() }
     } catch (error) {
       const reason = (error as Error).message?.slice(0, 500) ?? String(error)
       if (isPermanent(error) || attempts >= this.options.maxAttempts) {
-        this.log.error({ eventId: row.eventId, attempts, reason }, 'e-mail delivery failed for good')
+        this.log.error({ ...mail, reason }, 'e-mail delivery failed for good')
         return { ...claimed, state: 'failed', error: reason }
       }
       const delay = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempts - 1))
-      this.log.warn({ eventId: row.eventId, attempts, retryInMs: delay, reason }, 'e-mail delivery failed; will retry')
+      this.log.warn({ ...mail, retryInMs: delay, reason }, 'e-mail delivery failed; will retry')
       return { ...claimed, state: 'retry', nextAttemptAt: this.now() + delay, error: reason }
     }
+    // Outside the try: only the relay's answer decides whether the mail went.
+    this.log.info({ ...mail, recipients: row.recipients.length }, 'e-mail sent')
+    return { ...claimed, state: 'sent', at: this.now() }
   }
 }

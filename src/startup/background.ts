@@ -69,6 +69,11 @@ export function createBackground(
     log.child({ component: 'housekeeping' }),
     Date.now,
     health,
+    {
+      expire: (cutoff, now) => storage.expire(cutoff, now),
+      hours: config.incidentExpiryHours,
+      expired: { inc: (n) => metrics.alertTransitions.inc({ transition: 'expired' }, n) },
+    },
   )
   const analysis = createAnalysis(
     config.analysisThreads,
@@ -138,8 +143,8 @@ export function startBackground(
   }
   const worker = new Worker(
     storage.queue,
-    async (lease, completed) => {
-      const outcome = await processEvent(lease.eventId, deps, { lease, completed })
+    async (lease, completed, eventLog) => {
+      const outcome = await processEvent(lease.eventId, deps, { lease, completed }, eventLog)
       sender.kick()
       return outcome
     },

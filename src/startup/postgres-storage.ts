@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
 import { PgEventWriter } from '../store/postgres/event-writer.js'
+import { pgExpireOccurrences } from '../store/postgres/expiry.js'
 import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
 import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
 import { migratePostgres } from '../store/postgres/migrate.js'
@@ -15,6 +16,7 @@ import { RuleNotifications } from '../store/postgres/rule-notifications.js'
 import { PgRulesRepository } from '../store/postgres/rules-repository.js'
 import { PgWorkQueue } from '../store/postgres/work-queue.js'
 import { pgWorkerStore } from '../store/postgres/worker-store.js'
+import type { MigrationLog } from '../store/sqlite/migrate.js'
 import { StorageHealth } from '../store/storage-health.js'
 import type { Storage } from './storage.js'
 
@@ -27,6 +29,8 @@ export interface PostgresOptions {
   mailClaimMs: number
   leaseMs: number
   version: string
+  /** Where each migration this start runs is said. */
+  migrationLog?: MigrationLog
 }
 
 /**
@@ -36,7 +40,7 @@ export interface PostgresOptions {
  */
 export async function openPostgresStorage(options: PostgresOptions): Promise<Storage> {
   const pool = createPool(options.url, { timeoutMs: options.timeoutMs, max: options.poolSize })
-  await migratePostgres(pool)
+  await migratePostgres(pool, undefined, options.migrationLog)
   const metrics = createMetrics({
     version: options.version,
     queue: pgQueueStats(pool),
@@ -91,6 +95,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     workerStore: pgWorkerStore(pool),
     outbox,
     prune: (cutoff) => pgPruneOlderThan(pool, cutoff, writer?.heard),
+    expire: (cutoff, now) => pgExpireOccurrences(pool, cutoff, now, writer?.heard),
     check: async () => {
       await pool.query('SELECT 1')
     },

@@ -6,7 +6,9 @@ import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
+import { expireOccurrences } from '../store/sqlite/expiry.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
+import type { MigrationLog } from '../store/sqlite/migrate.js'
 import { sqliteOutboxStats } from '../store/sqlite/outbox-stats.js'
 import { sqliteOutboxStore } from '../store/sqlite/outbox-store.js'
 import { queueStats } from '../store/sqlite/queue-stats.js'
@@ -18,9 +20,14 @@ import { StorageHealth } from '../store/storage-health.js'
 import type { Storage } from './storage.js'
 
 /** The embedded default: one SQLite file in the data directory, migrated (docs/design.md, "Storage"). */
-export function openSqliteStorage(dataDir: string, version: string, leaseMs: number): Storage {
+export function openSqliteStorage(
+  dataDir: string,
+  version: string,
+  leaseMs: number,
+  migrationLog?: MigrationLog,
+): Storage {
   const dbFile = join(dataDir, 'diagnostic.db')
-  const db = openDatabase(dbFile)
+  const db = openDatabase(dbFile, migrationLog)
   const metrics = createMetrics({
     version,
     queue: queueStats(db),
@@ -75,6 +82,7 @@ export function openSqliteStorage(dataDir: string, version: string, leaseMs: num
     workerStore: sqliteWorkerStore(db, batcher, queue),
     outbox: sqliteOutboxStore(db),
     prune: (cutoff) => pruneOlderThan(db, cutoff, writer?.heard),
+    expire: (cutoff, now) => expireOccurrences(db, cutoff, now, writer?.heard),
     check: async () => {
       const check = db.pragma('quick_check', { simple: true })
       if (check !== 'ok') throw new Error(`database quick_check: ${String(check)}`)

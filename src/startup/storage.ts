@@ -6,6 +6,7 @@ import type { Metrics } from '../metrics.js'
 import type { Readiness } from '../readiness.js'
 import type { RulesService } from '../rules/rules-service.js'
 import type { CustomRuleStore } from '../rules/types.js'
+import type { ExpiredOccurrence } from '../store/incident-expiry.js'
 import type { IncidentsReader } from '../store/incident-views.js'
 import type { IngestStore } from '../store/ingest-port.js'
 import type { ReplicaFacts } from '../store/postgres/replicas.js'
@@ -49,6 +50,8 @@ export interface Storage {
   outbox: OutboxStore
   /** Retention, the ingest store's unwritten hearing first; undefined when another replica runs it. */
   prune(cutoff: number): Awaitable<Pruned | undefined>
+  /** Closes the open occurrences last heard before `cutoff` as expired, the unwritten hearing first. */
+  expire(cutoff: number, now: number): Awaitable<ExpiredOccurrence[]>
   /** The database is usable: SQLite's quick_check, PostgreSQL's answer. */
   check(): Promise<void>
   /**

@@ -1,10 +1,29 @@
+import type { ExpiredOccurrence } from './incident-expiry.js'
+
 interface Counters {
   recordsPruned: { inc(n?: number): void }
   housekeepingRuns: { inc(): void }
   workerFailures: { inc(): void }
 }
 
-/** D22: retention pruning, at start and then every `intervalMs` (an hour). */
+interface Log {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+/**
+ * Closes open occurrences no longer heard as expired (docs/design.md, "Incidents"), before
+ * the retention run: `cutoff` is when they were last heard at the latest.
+ */
+export interface Expiry {
+  expire(cutoff: number, now: number): ExpiredOccurrence[] | Promise<ExpiredOccurrence[]>
+  hours: number
+  /** Counts the occurrences closed so (diagnostic_alert_transitions_total{transition="expired"}). */
+  expired: { inc(n?: number): void }
+}
+
+/** D22: the expiry of unheard occurrences, then retention pruning, at start and every `intervalMs` (an hour). */
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined
 
@@ -13,9 +32,10 @@ export class Housekeeping {
     private readonly prune: (cutoff: number) => number | Promise<number>,
     private readonly counters: Counters,
     private readonly options: { retentionDays: number; intervalMs: number },
-    private readonly log: { info(obj: object, msg: string): void; error(obj: object, msg: string): void },
+    private readonly log: Log,
     private readonly now: () => number = Date.now,
     private readonly health?: { failed(operation: string, error: unknown): void },
+    private readonly expiry?: Expiry,
   ) {}
 
   start(): void {
@@ -30,7 +50,27 @@ export class Housekeeping {
 
   /** The records removed: at once on SQLite, a promise on PostgreSQL. */
   runOnce(): number | Promise<number> {
-    const cutoff = this.now() - this.options.retentionDays * 86_400_000
+    const now = this.now()
+    try {
+      const expired = this.expiry?.expire(now - this.expiry.hours * 3_600_000, now) ?? []
+      if (expired instanceof Promise) {
+        return expired.then(
+          (occurrences) => {
+            this.expired(occurrences)
+            return this.pruneOnce(now)
+          },
+          (error: unknown) => this.failed(error),
+        )
+      }
+      this.expired(expired)
+      return this.pruneOnce(now)
+    } catch (error) {
+      return this.failed(error)
+    }
+  }
+
+  private pruneOnce(now: number): number | Promise<number> {
+    const cutoff = now - this.options.retentionDays * 86_400_000
     try {
       const pruned = this.prune(cutoff)
       return pruned instanceof Promise
@@ -41,6 +81,20 @@ export class Housekeeping {
         : this.done(pruned, cutoff)
     } catch (error) {
       return this.failed(error)
+    }
+  }
+
+  /** Each one said: an expiry is a resolution the service never got, or a repeat_interval longer than the bound. */
+  private expired(occurrences: ExpiredOccurrence[]): void {
+    if (occurrences.length === 0) return
+    this.expiry?.expired.inc(occurrences.length)
+    const hours = this.expiry?.hours
+    for (const { id, alertname, instance, fingerprint, last_heard_at } of occurrences) {
+      const lastHeardAt = new Date(Number(last_heard_at)).toISOString()
+      this.log.warn(
+        { incidentId: id, alertname, instance, fingerprint, lastHeardAt, expiryHours: hours },
+        'closed an open occurrence as expired: not heard for DIAG_INCIDENT_EXPIRY_HOURS and never resolved',
+      )
     }
   }
 

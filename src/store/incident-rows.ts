@@ -11,9 +11,10 @@ export interface IncidentRow {
   fired_late: number
   last_mail_event_id: string | null
   start_believed: number
+  opened_at: number
 }
 
-export const incidentColumns = 'id, starts_at, status, fired, fired_late, last_mail_event_id, start_believed'
+export const incidentColumns = 'id, starts_at, status, fired, fired_late, last_mail_event_id, start_believed, opened_at'
 
 /** The three reads, with `$identity` and `$startsAt` for each adapter's placeholders. */
 export const stateQueries = {
@@ -34,6 +35,7 @@ const occurrence = (row: IncidentRow | undefined): Occurrence | undefined =>
     firedLate: row.fired_late === 1,
     lastMailEventId: row.last_mail_event_id,
     startBelieved: row.start_believed === 1,
+    openedAt: Number(row.opened_at),
   }
 
 /**
@@ -56,6 +58,7 @@ export function identityState(
     same: occurrence(same),
     newest: occurrence(newestRow),
     next: occurrence(next),
-    open: same ? undefined : occurrence(open()),
+    // A resolution of a superseded occurrence may end the open one (lifecycle.ts, `merged`).
+    open: same && same.status !== 'superseded' ? undefined : occurrence(open()),
   }
 }

@@ -1,3 +1,4 @@
+import type { IncidentStatus } from '../incidents/lifecycle.js'
 import { takePage, textBytes } from '../page-bounds.js'
 import { boundedDiagnosis } from './incident-detail-bounds.js'
 
@@ -5,7 +6,7 @@ import { boundedDiagnosis } from './incident-detail-bounds.js'
 // "Incidents"): the same filter, the same pages, the same shapes; only the SQL differs.
 
 export interface IncidentFilter {
-  status?: 'open' | 'resolved' | 'superseded'
+  status?: IncidentStatus
   instance?: string
   category?: string
   /** Epoch milliseconds: incidents opened at or after. */
@@ -61,7 +62,8 @@ export function summary(row: IncidentRow) {
     fingerprint: row.fingerprint,
     startsAt: iso(Number(row.starts_at)),
     openedAt: iso(Number(row.opened_at)),
-    // Alertmanager's endsAt of the resolution; a superseded incident ended when the next began.
+    // Alertmanager's endsAt of the resolution; a superseded incident ended when the next began,
+    // an expired one when it was last heard.
     resolvedAt: row.status === 'resolved' ? iso(row.ended_at === null ? null : Number(row.ended_at)) : null,
     endedAt: iso(row.ended_at === null ? null : Number(row.ended_at)),
     durationSeconds:

@@ -91,5 +91,11 @@ export function toOutboxRow(row: Record<string, unknown>, claim?: string): Outbo
     recipients: JSON.parse(row.recipients as string) as string[],
     text: row.text_body as string,
     html: row.html_body as string,
+    ...(typeof row.alertname === 'string' ? { alertname: row.alertname, instance: row.instance as string } : {}),
   }
 }
+
+/** The alert an outbox row's mail is about, for the sender's log lines (a column of each due row). */
+export const mailAlertColumns = (outbox: string) =>
+  `(SELECT alertname FROM events e WHERE e.id = ${outbox}.event_id) AS alertname,
+   (SELECT instance FROM events e WHERE e.id = ${outbox}.event_id) AS instance`

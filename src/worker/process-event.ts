@@ -1,10 +1,11 @@
-import { collectEvidence } from '../evidence/collect.js'
+import { collectEvidence, type EvidenceSummary } from '../evidence/collect.js'
 import type { Inventory } from '../evidence/inventory.js'
 import { mailOf } from '../incidents/lifecycle.js'
 import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.js'
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Analysis } from './analysis/analysis-pool.js'
+import type { EventLog, LogSink } from './event-log.js'
 import type { IncidentRecord, Lease, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
 export interface ProcessorDeps {
@@ -65,10 +66,12 @@ export async function processEvent(
   eventId: string,
   deps: ProcessorDeps,
   queued?: { lease: Lease; completed: () => void },
+  log?: EventLog,
 ): Promise<ProcessOutcome> {
   const { store } = deps
   const event = await store.event(eventId)
   if (!event) return 'gone' // pruned by retention while queued
+  log?.identify({ alertname: event.alertname, instance: event.instance, incidentId: event.incidentId })
   if (await store.hasResult(eventId)) return 'already processed'
   const incident = await store.incident(event.incidentId)
   if (!incident) return 'gone'
@@ -87,7 +90,7 @@ export async function processEvent(
   if (mail === 'recovery') return recover(event, incident, deps, commit)
   // Only a queue item of an earlier version can name an event without a mail.
   if (mail === null) return `nothing to send (${event.transition})`
-  return diagnose(event, incident, mail, deps, commit)
+  return diagnose(event, incident, mail, deps, commit, log?.log)
 }
 
 type Commit = WorkerStore['commit']
@@ -120,6 +123,7 @@ async function diagnose(
   kind: 'diagnosis' | 'refire',
   deps: ProcessorDeps,
   commit: Commit,
+  log?: LogSink,
 ): Promise<string> {
   const collected = await collectEvidence(
     {
@@ -136,6 +140,7 @@ async function diagnose(
       failures: deps.evidenceFailures,
     },
   )
+  log?.info(evidenceLine(collected.summary), 'evidence gathered')
   await deps.rulesFresh?.()
   const diagnosis = await deps.analysis.diagnose(collected.evidence)
   const now = deps.now()
@@ -192,6 +197,18 @@ async function diagnose(
     deps.diagnoses?.inc({ branch: rule.branch, classification, confidence: diagnosis.primary.confidence ?? 'none' })
   }
   return committed ? `diagnosed ${rule.branch} (${event.transition})` : 'already processed'
+}
+
+/** Which sources answered, for the evidence line: what an operator checks when a report says "unavailable". */
+function evidenceLine(summary: EvidenceSummary) {
+  const failed = (source: { error?: string } | null) => (source?.error ? { error: source.error } : {})
+  return {
+    instanceKnown: summary.instanceKnown,
+    logs: summary.logs.map((file) => ({ file: file.file, lines: file.lines, ...failed(file) })),
+    metrics: summary.metrics ? { status: summary.metrics.status, ...failed(summary.metrics) } : null,
+    probe: summary.probe ? { outcome: summary.probe.outcome, ...failed(summary.probe) } : null,
+    spool: summary.spool ? { records: summary.spool.records.length, ...failed(summary.spool) } : null,
+  }
 }
 
 /** `incident` is read after the wait above: it carries the headline of the diagnosis it followed. */

@@ -1,4 +1,5 @@
 import { isHostFault } from '../host-faults.js'
+import { EventLog, type LogSink } from './event-log.js'
 import type { Lease, ProcessOutcome, QueuePort } from './ports.js'
 
 export interface WorkerOptions {
@@ -20,12 +21,6 @@ interface Counters {
   staleLocksRecovered: { inc(n?: number): void }
   staleLocksExhausted: { inc(n?: number): void }
   workerFailures: { inc(): void }
-}
-
-interface Log {
-  info(obj: object, msg: string): void
-  warn(obj: object, msg: string): void
-  error(obj: object, msg: string): void
 }
 
 /**
@@ -55,10 +50,10 @@ export class Worker {
      * Processes the leased event. It calls `completed` when its own commit completed the
      * lease (the queue item done with the result); otherwise the worker completes it after.
      */
-    private readonly process: (lease: Lease, completed: () => void) => Promise<ProcessOutcome>,
+    private readonly process: (lease: Lease, completed: () => void, log: EventLog) => Promise<ProcessOutcome>,
     private readonly counters: Counters,
     private readonly options: WorkerOptions,
-    private readonly log: Log,
+    private readonly log: LogSink,
   ) {}
 
   start(): void {
@@ -128,18 +123,19 @@ export class Worker {
   }
 
   private async run(lease: Lease): Promise<void> {
+    const events = new EventLog(this.log, lease.eventId)
     const renew = setInterval(
       () => {
         Promise.resolve()
           .then(() => this.queue.renew(lease))
           .then(
             (renewed) => {
-              if (!renewed) this.log.warn({ eventId: lease.eventId }, 'lease lost while processing')
+              if (!renewed) events.log.warn({}, 'lease lost while processing')
               this.unrenewed.delete(lease)
             },
             (error: unknown) => {
               this.unrenewed.add(lease)
-              this.log.error({ err: error, eventId: lease.eventId }, 'lease renewal failed')
+              events.log.error({ err: error }, 'lease renewal failed')
             },
           )
       },
@@ -147,17 +143,21 @@ export class Worker {
     )
     try {
       let completed = false
-      const outcome = await this.process(lease, () => {
-        completed = true
-      })
+      const outcome = await this.process(
+        lease,
+        () => {
+          completed = true
+        },
+        events,
+      )
       if (typeof outcome !== 'string') {
         if (!completed) await this.queue.defer(lease, outcome.deferMs, outcome.reason)
         return
       }
       if (!completed) await this.queue.complete(lease)
-      this.log.info({ eventId: lease.eventId, outcome }, 'event processed')
+      events.log.info({ outcome }, 'event processed')
     } catch (error) {
-      await this.failed(lease, error)
+      await this.failed(lease, error, events.log)
     } finally {
       clearInterval(renew)
       this.unrenewed.delete(lease)
@@ -169,16 +169,16 @@ export class Worker {
    * does not, and the item waits `hostFaultDelayMs`. When even that write fails, the sweep
    * re-queues the item once the storage is back, still without spending anything.
    */
-  private async failed(lease: Lease, error: unknown): Promise<void> {
+  private async failed(lease: Lease, error: unknown, log: LogSink): Promise<void> {
     const reason = error instanceof Error ? error.message : String(error)
     if (isHostFault(error)) {
-      this.log.warn({ err: error, eventId: lease.eventId }, 'event not stored for a fault of the host; will retry')
+      log.warn({ err: error }, 'event not stored for a fault of the host; will retry')
       const delayMs = this.options.hostFaultDelayMs ?? 5000
       try {
         await this.queue.defer(lease, delayMs, reason)
       } catch (queueError) {
         if (isHostFault(queueError)) this.stranded.set(lease, { delayMs, reason })
-        else this.log.error({ err: queueError, eventId: lease.eventId }, 'could not re-queue the event')
+        else log.error({ err: queueError }, 'could not re-queue the event')
       }
       return
     }
@@ -186,13 +186,13 @@ export class Worker {
       this.counters.workerFailures.inc()
       if (lease.attempts >= this.options.maxAttempts) {
         await this.queue.fail(lease, reason)
-        this.log.error({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed for good')
+        log.error({ err: error, attempts: lease.attempts }, 'event failed for good')
       } else {
         await this.queue.retry(lease, this.options.retryBaseMs * 2 ** (lease.attempts - 1), reason)
-        this.log.warn({ err: error, eventId: lease.eventId, attempts: lease.attempts }, 'event failed; will retry')
+        log.warn({ err: error, attempts: lease.attempts }, 'event failed; will retry')
       }
     } catch (queueError) {
-      this.log.error({ err: queueError, eventId: lease.eventId }, 'could not re-queue the event; its lease will expire')
+      log.error({ err: queueError }, 'could not re-queue the event; its lease will expire')
     }
   }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
 import { loadConfig } from '../../src/config/load.js'
+import type { Logger } from '../../src/logging.js'
 import { type Service, startService } from '../../src/service.js'
 import { type HttpResponse, type RequestOptions, request } from './https-client.js'
 import { postgresForFile } from './postgres.js'
@@ -43,7 +44,7 @@ if (postgres) afterAll(() => postgres.stop())
  * Starts the whole service, as `npm start` does, on a temporary data directory (a real
  * SQLite file and generated TLS material) behind a real HTTPS listener on loopback.
  */
-export async function build(env: Record<string, string> = {}): Promise<TestService> {
+export async function build(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'diag-test-'))
   const database = postgres ? await postgres.database() : undefined
   const config = loadConfig({
@@ -58,7 +59,7 @@ export async function build(env: Record<string, string> = {}): Promise<TestServi
     ...(database ? { DIAG_DATABASE_URL: database.url } : {}),
     ...env,
   })
-  const service = await startService(config)
+  const service = await startService(config, options.logger)
   const ca = readFileSync(service.generatedCaFile ?? join(dataDir, 'tls', 'ca.pem'))
   let closed = false
   const rows: TestService['rows'] = async (sql, ...params) => {

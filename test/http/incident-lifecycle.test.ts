@@ -80,6 +80,42 @@ describe('incident lifecycle', () => {
     expect(kinds(await s.mailsOfIncident(t2?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
   })
 
+  it('sends the recovery for a resolution whose start Alertmanager merged to an earlier one', async () => {
+    // amtool's --start has whole seconds: the re-sent alert starts before the one that fired.
+    const [fired] = await s.post(firing('merged', '2026-11-01T10:00:00.700Z'))
+    const [ended] = await s.post(resolved('merged', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:05:00Z' }))
+    expect(ended).toMatchObject({ duplicate: false, transition: 'resolved_merged', incidentId: fired?.incidentId })
+    await s.settled()
+    expect(await s.incident(fired?.incidentId as string)).toMatchObject({
+      status: 'resolved',
+      ended_at: Date.parse('2026-11-01T10:05:00Z'),
+    })
+    const mails = await s.mailsOfIncident(fired?.incidentId as string)
+    expect(kinds(mails)).toEqual(['diagnosis', 'recovery'])
+    expect(mails[1]?.headers['in-reply-to']).toBe(mails[0]?.headers['message-id'])
+    expect(mails[1]?.subject).toMatch(/^\[RESOLVED\] AppServerDown on app-01/)
+  })
+
+  it('closes an occurrence no longer heard as expired, and still sends its recovery when the resolution comes', async () => {
+    const [fired] = await s.post(firing('expiry', '2026-11-01T10:00:00Z'))
+    await s.settled()
+    // Unheard for longer than DIAG_INCIDENT_EXPIRY_HOURS (24 by default).
+    const lastHeard = Date.now() - 25 * 3_600_000
+    await s.rows('UPDATE incidents SET last_heard_at = ? WHERE id = ?', lastHeard, fired?.incidentId)
+    await s.t.service.housekeeping.runOnce()
+    expect(await s.incident(fired?.incidentId as string)).toMatchObject({ status: 'expired', ended_at: lastHeard })
+    const api = (await s.t.call('GET', '/api/v1/incidents?status=expired')).json()
+    expect(api.incidents.map((i: { id: string }) => i.id)).toContain(fired?.incidentId)
+    await scrapeUntil(
+      async () => (await s.t.call('GET', '/metrics')).text,
+      /^diagnostic_alert_transitions_total\{transition="expired"\} [1-9]/m,
+    )
+    const [ended] = await s.post(resolved('expiry', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T12:00:00Z' }))
+    expect(ended).toMatchObject({ transition: 'resolved', incidentId: fired?.incidentId })
+    await s.settled()
+    expect(kinds(await s.mailsOfIncident(fired?.incidentId as string))).toEqual(['diagnosis', 'recovery'])
+  })
+
   it('re-opens an occurrence that fires again after its resolution, and reports the re-fire', async () => {
     const [opened] = await s.post(firing('refire', '2026-11-01T10:00:00Z'))
     await s.post(resolved('refire', '2026-11-01T10:00:00Z', { endsAt: '2026-11-01T10:20:00Z' }))

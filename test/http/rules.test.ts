@@ -2,27 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { PatternSafety } from '../../src/rules/pattern-safety.js'
 import { build, type TestService } from '../helpers/build.js'
+import { validRule } from '../helpers/rule-input.js'
 
 const path = '/api/v1/rules'
-
-const validRule = (overrides: Record<string, unknown> = {}) => ({
-  ruleId: 'OrdersBatchFailed',
-  branch: 'TD-19',
-  ruleName: 'LedgerLockTimeout',
-  category: 'database_persistence',
-  targetSource: 'local_file',
-  pattern: '/LedgerLockTimeout: lock on account [0-9]{1,12} not granted/',
-  assessment: 'The ledger service could not lock an account row in time.',
-  classification: 'CONFIRMED_CAUSE',
-  confidence: 'HIGH',
-  recommendedActions: [
-    'Find the transaction holding the lock.',
-    'Check ledger batch timing.',
-    'Shorten the batch transactions.',
-    'Retry the batch.',
-  ],
-  ...overrides,
-})
 
 function expectError(res: { status: number; json: () => any }, status: number, code: string) {
   expect(res.status).toBe(status)

@@ -115,6 +115,7 @@ describe('the monitoring examples/ ship for the service itself', () => {
       'diagnostic_mails_retrying',
       'diagnostic_tls_certificate_expires_in_seconds',
       'diagnostic_api_token_expires_in_seconds',
+      'diagnostic_webhooks_refused_total',
     ]) {
       expect(named).toContain(name)
     }

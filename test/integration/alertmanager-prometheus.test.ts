@@ -1,8 +1,10 @@
-import { mkdtempSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureDevCertificates } from '../../src/tls/dev-certificates.js'
+import { request } from '../helpers/https-client.js'
 import { type Daemon, daemonMetric, startAlertmanager, startPrometheus } from '../helpers/real-daemons.js'
 import { realTool } from '../helpers/real-tools.js'
 import { loopbackEnv, spawnService } from '../helpers/service-process.js'
@@ -12,6 +14,7 @@ import { startSmtp, waitFor } from '../helpers/smtp.js'
 // test's pretest (or by realTool when run alone as root); missing, the suite fails.
 realTool('prometheus-alertmanager', 'prometheus-alertmanager')
 realTool('prometheus', 'prometheus')
+const amtool = realTool('amtool', 'prometheus-alertmanager')
 const token = 'integration-token-000001'
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 45_000): Promise<void> {
@@ -95,6 +98,61 @@ describe('with the real Alertmanager and Prometheus', () => {
     expect(
       await daemonMetric(am.url, 'alertmanager_notifications_total', 'integration="webhook"'),
     ).toBeGreaterThanOrEqual(2)
+  }, 120_000)
+
+  it('sends the recovery for a resolution whose start Alertmanager merged to an earlier one (amtool)', async () => {
+    const am = await startAlertmanager(mkdtempSync(join(dir, 'am-merged-')), {
+      webhookUrl: `${serviceUrl}/api/v1/alerts/alertmanager`,
+      token,
+      caFile,
+    })
+    daemons.push(am)
+    const labels = [
+      'alertname=MergedStart',
+      'environment=prod',
+      'host=app-host-09',
+      'appserver_instance=app-merged',
+      'check=health_ready',
+      'severity=warning',
+    ]
+    const add = (...flags: string[]) =>
+      execFileSync(amtool, ['alert', 'add', `--alertmanager.url=${am.url}`, ...labels, ...flags], { stdio: 'pipe' })
+    const firedAt = Date.now() - 30_000
+    add(`--start=${new Date(firedAt).toISOString()}`)
+    const diagnosis = await waitFor(
+      () => smtp.mails.find((m) => m.headers.subject?.startsWith('[warning] MergedStart on app-merged')),
+      45_000,
+      'the diagnosis e-mail',
+    )
+    // A second source posts the alert with an earlier start: Alertmanager merges the two,
+    // keeps that start, and has nothing new to notify.
+    add(`--start=${new Date(firedAt - 1500).toISOString()}`)
+    const held = (await (await fetch(`${am.url}/api/v2/alerts`)).json()) as Array<{ startsAt: string }>
+    expect(Date.parse(held[0]?.startsAt as string)).toBe(firedAt - 1500)
+    // The resolution as an operator sends it, with no start: it gets the merged one.
+    add(`--end=${new Date().toISOString()}`)
+    const recovery = await waitFor(
+      () => smtp.mails.find((m) => m.headers.subject?.startsWith('[RESOLVED] MergedStart on app-merged')),
+      45_000,
+      'the recovery e-mail',
+    )
+    expect(recovery.headers['in-reply-to']).toBe(diagnosis.headers['message-id'])
+    const api = async (path: string) =>
+      (
+        await request(`${serviceUrl}${path}`, {
+          ca: readFileSync(caFile),
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).json() as Record<string, unknown>
+    const list = (await api('/api/v1/incidents?instance=app-merged')) as { incidents: Array<{ id: string }> }
+    expect(list.incidents).toHaveLength(1)
+    const incident = (await api(`/api/v1/incidents/${list.incidents[0]?.id}`)) as {
+      status: string
+      events: Array<{ transition: string; alert: { startsAt: string } }>
+    }
+    expect(incident.status).toBe('resolved')
+    const resolution = incident.events.find((e) => e.transition === 'resolved_merged')
+    expect(Date.parse(resolution?.alert.startsAt as string)).toBe(firedAt - 1500)
   }, 120_000)
 
   it('shows a wrong token and an untrusted certificate as failed notifications in Alertmanager', async () => {

@@ -138,7 +138,7 @@ describe.each([
             notificationsFailed: { inc: () => {} },
           },
           { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, pollMs: 100, batch: 4 },
-          { warn: () => {}, error: () => {} },
+          { info: () => {}, warn: () => {}, error: () => {} },
         ),
     )
     try {
@@ -214,7 +214,7 @@ describe('outbox on PostgreSQL, a replica dying mid-send', () => {
         smtpTransport(smtp.settings(), 'diag@example.com'),
         { notificationsSent: { inc: () => {} }, notificationsFailed: { inc: () => {} } },
         { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000, pollMs: 50, batch: 4 },
-        { warn: () => {}, error: () => {} },
+        { info: () => {}, warn: () => {}, error: () => {} },
       )
     const senders = [sender(a), sender(watched)]
     try {

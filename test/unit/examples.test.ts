@@ -92,4 +92,36 @@ describe('examples/ are valid', () => {
     expect(verified.status, verified.stderr).toBe(0)
     expect(verified.stdout + verified.stderr).toBe('')
   })
+
+  it("routes only alerts with the webhook's six required labels to the service, as docs/operations.md shows", () => {
+    const amtool = realTool('amtool', 'prometheus-alertmanager')
+    const required = (loadSchema('alertmanager-webhook-v4.schema.json') as any).$defs.alert.properties.labels
+      .required as string[]
+    const documented = /## A refused webhook[\s\S]*?```yaml\n([\s\S]*?)```/.exec(
+      readFileSync(join(packageRoot, 'docs', 'operations.md'), 'utf8'),
+    )?.[1]
+    expect(documented).toBeDefined()
+    const dir = mkdtempSync(join(tmpdir(), 'diag-route-'))
+    const configs = [join(examples, 'deploy', 'alertmanager.yml'), join(dir, 'documented.yml')]
+    writeFileSync(configs[1] as string, documented as string)
+    const labels = Object.fromEntries(required.map((name) => [name, `${name}-value`]))
+    const route = (config: string, set: Record<string, string>) => {
+      const run = spawnSync(
+        amtool,
+        ['config', 'routes', 'test', `--config.file=${config}`, ...Object.entries(set).map(([k, v]) => `${k}=${v}`)],
+        { encoding: 'utf8' },
+      )
+      expect(run.status, run.stdout + run.stderr).toBe(0)
+      return run.stdout
+    }
+    for (const config of configs) {
+      const check = spawnSync(amtool, ['check-config', config], { encoding: 'utf8' })
+      expect(check.status, check.stdout + check.stderr).toBe(0)
+      expect(route(config, labels)).toContain('diagnostic-service')
+      for (const name of required) {
+        const { [name]: _missing, ...without } = labels
+        expect(route(config, without), `without ${name}`).not.toContain('diagnostic-service')
+      }
+    }
+  })
 })

@@ -52,7 +52,7 @@ describe('host faults on each path that writes', () => {
 
   it('housekeeping: the run fails quietly, is reported, and the next one works', () => {
     const counters = { recordsPruned: counter(), housekeepingRuns: counter(), workerFailures: counter() }
-    const log = { info: () => {}, error: () => {} }
+    const log = { info: () => {}, warn: () => {}, error: () => {} }
     const housekeeping = new Housekeeping(
       (cutoff) => pruneOlderThan(db, cutoff).records,
       counters,
@@ -106,6 +106,7 @@ describe('host faults on each path that writes', () => {
       info: () => {},
       warn: (_: object, msg: string) => void messages.push(msg),
       error: (_: object, msg: string) => void messages.push(msg),
+      child: () => log,
     }
     const counters = { staleLocksRecovered: counter(), staleLocksExhausted: counter(), workerFailures: counter() }
     let calls = 0

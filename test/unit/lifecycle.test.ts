@@ -66,6 +66,7 @@ const occurrence = (over: Partial<Occurrence>): Occurrence => ({
   firedLate: false,
   lastMailEventId: null,
   startBelieved: true,
+  openedAt: 100,
   ...over,
 })
 // As the ledger reads it: with no occurrence at the start, the open one (at most one is open).
@@ -126,6 +127,69 @@ describe('lifecycle transitions', () => {
     expect(transition(state(undefined, newer, newer), resolution)).toEqual({
       kind: 'unmatched_resolution',
       supersedes: undefined,
+    })
+  })
+
+  describe("under Alertmanager's merge rules (a resolution keeps the earliest start)", () => {
+    const merged = (startsAt: number, endsAt: number) => ({
+      status: 'resolved' as const,
+      startsAt,
+      startBelieved: true,
+      endsAt,
+    })
+
+    it('ends the open occurrence that began inside the resolution, with a recovery', () => {
+      const open = occurrence({ id: 'open', startsAt: 100 })
+      expect(transition(state(undefined, open, open), merged(99, 200))).toEqual({
+        kind: 'resolved_merged',
+        occurrence: open,
+      })
+      // Its copy finds it resolved.
+      const resolved = occurrence({ id: 'open', startsAt: 100, status: 'resolved' })
+      expect(transition(state(undefined, resolved, resolved), merged(99, 200))).toEqual({
+        kind: 'duplicate',
+        occurrence: resolved,
+      })
+    })
+
+    it('leaves it open when the resolution ended before it began, or at that instant', () => {
+      const open = occurrence({ id: 'open', startsAt: 100 })
+      expect(transition(state(undefined, open, open), merged(50, 100)).kind).toBe('unmatched_resolution')
+      expect(transition(state(undefined, open, open), merged(50, 80)).kind).toBe('unmatched_resolution')
+      // An end that is no end (before the start, a clock far ahead) merges nothing.
+      expect(transition(state(undefined, open, open), { ...resolution, startsAt: 50 }).kind).toBe(
+        'unmatched_resolution',
+      )
+    })
+
+    it('ends it also when a firing of the earlier start was filed first as superseded', () => {
+      const open = occurrence({ id: 'open', startsAt: 100 })
+      const stale = occurrence({ id: 'stale', startsAt: 99, status: 'superseded' })
+      expect(transition({ same: stale, newest: open, next: open, open }, merged(99, 200))).toEqual({
+        kind: 'resolved_merged',
+        occurrence: open,
+      })
+    })
+
+    it('takes the receipt of an open occurrence whose start was not believed as its start', () => {
+      const ahead = occurrence({ id: 'ahead', startsAt: 10_000, startBelieved: false, openedAt: 150 })
+      const t = (endsAt: number) => transition(state(undefined, undefined, undefined, ahead), merged(99, endsAt))
+      expect(t(200)).toEqual({ kind: 'resolved_merged', occurrence: ahead })
+      expect(t(120)).toEqual({ kind: 'unmatched_resolution', supersedes: ahead })
+    })
+  })
+
+  describe('an occurrence closed as expired', () => {
+    const expired = occurrence({ status: 'expired' })
+
+    it('opens again, without a mail, when it is heard firing and is still the newest', () => {
+      expect(transition(state(expired), firing)).toEqual({ kind: 'reopened', occurrence: expired })
+      const later = occurrence({ id: 'n', startsAt: 200, status: 'resolved' })
+      expect(transition(state(expired, later, later), firing).kind).toBe('duplicate')
+    })
+
+    it('resolves, with its recovery, when its resolution comes at last', () => {
+      expect(transition(state(expired), resolution)).toEqual({ kind: 'resolved', occurrence: expired })
     })
   })
 

@@ -38,7 +38,11 @@ describe('OutboxSender (D24)', () => {
     }
     const counters = { notificationsSent: { inc: () => {} }, notificationsFailed: { inc: () => {} } }
     const options = { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 100, pollMs: 60_000, batch: 16 }
-    const sender = new OutboxSender(store, transport, counters, options, { warn: () => {}, error: () => {} })
+    const sender = new OutboxSender(store, transport, counters, options, {
+      info: () => {},
+      warn: () => {},
+      error: () => {},
+    })
     sender.start()
     expect(sent).toEqual(['e1'])
     pending.set(2, row(2)) // committed while e1 is being sent
@@ -72,7 +76,7 @@ describe('OutboxSender (D24)', () => {
     const sent = { n: 0, inc: () => sent.n++ }
     const failed = { n: 0, inc: () => failed.n++ }
     const options = { maxAttempts: 3, baseDelayMs: 1000, maxDelayMs: 60_000, pollMs: 60_000, batch: 16 }
-    const log = { warn: () => {}, error: () => {} }
+    const log = { info: () => {}, warn: () => {}, error: () => {} }
     const now = () => 5_000
     const sender = new OutboxSender(
       store,
@@ -119,7 +123,7 @@ describe('OutboxSender (D24)', () => {
       transport,
       counters,
       options,
-      { warn: () => {}, error: () => {} },
+      { info: () => {}, warn: () => {}, error: () => {} },
       Date.now,
       health,
     )

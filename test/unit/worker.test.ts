@@ -23,7 +23,7 @@ function memoryQueue(eventIds: string[], attempts: Record<string, number> = {}) 
   return { queue, done, retried, failed }
 }
 
-const log = { info: () => {}, warn: () => {}, error: () => {} }
+const log = { info: () => {}, warn: () => {}, error: () => {}, child: () => log }
 const options = { leaseMs: 60_000, sweepMs: 60_000, pollMs: 60_000, maxAttempts: 2, retryBaseMs: 1000 }
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
 

@@ -4,6 +4,8 @@ import { errors } from '../../errors.js'
 import type { Metrics } from '../../metrics.js'
 import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
+import { logIngested } from '../alerts/ingest-log.js'
+import { refusalOf } from '../alerts/refused-webhooks.js'
 import { RepeatedBodies } from '../alerts/repeated-bodies.js'
 import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
@@ -39,7 +41,7 @@ const accepted = {
 
 export interface AlertRoutesDeps {
   writer: Pick<IngestStore, 'submit'>
-  metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches'>
+  metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches' | 'webhooksRefused'>
 }
 
 export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
@@ -65,16 +67,17 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     preParsing: requireJson,
     schema: { body: webhookSchema, response: { 202: accepted, ...errorResponses(400, 401, 403, 413, 415, 503) } },
     validatorCompiler: ({ schema }) => repeats.validator(ajv.compile(schema)),
+    // Alertmanager drops a refused group for good: say here which alert, and why.
+    onError: async (request, _reply, error) => {
+      const refusal = refusalOf(error, request)
+      if (!refusal) return
+      deps.metrics.webhooksRefused.inc({ reason: refusal.reason })
+      request.log.warn({ ...refusal.fields, reason: refusal.reason }, `refused a webhook: ${refusal.reason}`)
+    },
     handler: async (request, reply) => {
       const alerts = repeats.eventsOf(request.body)
       const mismatched = fingerprintMismatches(alerts)
-      if (mismatched.length > 0) {
-        deps.metrics.fingerprintMismatches.inc(mismatched.length)
-        request.log.warn(
-          { alerts: mismatched.map((a) => ({ claimed: a.claimedFingerprint, computed: a.fingerprint })).slice(0, 10) },
-          'ignoring sender fingerprints that do not match the labels',
-        )
-      }
+      if (mismatched.length > 0) deps.metrics.fingerprintMismatches.inc(mismatched.length)
       const outcome = await deps.writer.submit({
         receiver: request.body.receiver,
         groupKey: request.body.groupKey,
@@ -92,7 +95,8 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
         deps.metrics.alertTransitions.inc({ transition: event.transition })
         if (event.superseded) deps.metrics.alertTransitions.inc({ transition: 'superseded' })
       }
-      request.log.info({ queued, duplicates }, 'alerts accepted')
+      logIngested(request.log, alerts, events)
+      request.log.info({ received, queued, duplicates }, 'alerts accepted')
       return reply.code(202).send({ status: 'accepted', received, queued, duplicates, events })
     },
   })

@@ -8,7 +8,7 @@ const freeForm = { type: 'object', additionalProperties: true }
 
 const summaryProperties = {
   id: text,
-  status: { enum: ['open', 'resolved', 'superseded'] },
+  status: { enum: ['open', 'resolved', 'superseded', 'expired'] },
   alertname: text,
   instance: text,
   severity: text,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { errors } from '../../errors.js'
+import type { IncidentStatus } from '../../incidents/lifecycle.js'
 import { toInstant } from '../../instant.js'
 import { categories } from '../../rules/types.js'
 import type { IncidentsReader } from '../../store/incident-views.js'
@@ -7,7 +8,7 @@ import { errorResponses } from '../error-responses.js'
 import { incidentDetail, incidentList } from './incident-schemas.js'
 
 interface ListQuery {
-  status?: 'open' | 'resolved' | 'superseded'
+  status?: IncidentStatus
   instance?: string
   category?: string
   since?: string
@@ -52,7 +53,7 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
         type: 'object',
         additionalProperties: false,
         properties: {
-          status: { enum: ['open', 'resolved', 'superseded'] },
+          status: { enum: ['open', 'resolved', 'superseded', 'expired'] },
           instance: { type: 'string', minLength: 1, maxLength: 16384 },
           category: { enum: [...categories] },
           since: { type: 'string', format: 'date-time' },

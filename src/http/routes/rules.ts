@@ -142,7 +142,9 @@ export async function ruleRoutes(app: FastifyInstance, deps: RuleRoutesDeps) {
         return reply.code(200).send({ status: 'valid', rule })
       }
       const rule = await deps.rules.register(request.body, request.principal)
-      request.log.info({ ruleId: rule.id, branch: rule.branch }, 'rule registered')
+      // By which token (its name, never the token itself).
+      const { id: ruleId, branch, ruleName, category } = rule
+      request.log.info({ ruleId, branch, ruleName, category, tokenName: request.principal }, 'rule registered')
       return reply.code(201).send(rule)
     },
   })

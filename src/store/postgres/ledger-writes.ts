@@ -65,6 +65,11 @@ export function writeStatement(w: LedgerWrite): Statement {
           last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
         values: [w.eventId, w.heardAt, w.id],
       }
+    case 'reopen':
+      return {
+        text: "UPDATE incidents SET status = 'open', ended_at = NULL, closed_at = NULL, last_heard_at = $1 WHERE id = $2",
+        values: [w.heardAt, w.id],
+      }
     case 'resolve':
       return {
         text: `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,

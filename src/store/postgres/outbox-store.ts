@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
-import { toOutboxRow } from '../worker-rows.js'
+import { mailAlertColumns, toOutboxRow } from '../worker-rows.js'
 import { inTransaction } from './pool.js'
 
 /**
@@ -23,7 +23,7 @@ export function pgOutboxStore(pool: pg.Pool, options: { claimMs: number }): Outb
                           AND (o.claimed_until IS NULL OR o.claimed_until < $3)
                           AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.event_id = o.after_event_id AND p.status = 'pending')
                         ORDER BY o.next_attempt_at, o.id LIMIT $4 FOR UPDATE SKIP LOCKED)
-          RETURNING *`,
+          RETURNING *, ${mailAlertColumns('outbox')}`,
         [claim, now + options.claimMs, now, limit],
       )
       return rows

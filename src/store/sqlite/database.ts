@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import { runMigrations } from './migrate.js'
+import { type MigrationLog, runMigrations } from './migrate.js'
 
 export type Db = Database.Database
 
@@ -12,7 +12,7 @@ export type Db = Database.Database
  */
 const busyTimeoutMs = 2
 
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, log?: MigrationLog): Db {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   // The events hold whole alerts and the results redacted logs: owner only. SQLite creates
   // the -wal and -shm files with the mode of the database file, so that one is made 0600
@@ -28,7 +28,7 @@ export function openDatabase(file: string): Db {
   // write is then answered 503 or retried (docs/operations.md).
   // Migrations at start may wait for a lock like any one-off tool; the service may not.
   db.pragma('busy_timeout = 5000')
-  runMigrations(db)
+  runMigrations(db, undefined, log)
   db.pragma(`busy_timeout = ${busyTimeoutMs}`)
   return db
 }

@@ -56,6 +56,9 @@ export class IncidentLedger {
       refire:
         db.prepare(`UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
         last_mail_event_id = ?, last_heard_at = ? WHERE id = ?`),
+      reopen: db.prepare(
+        "UPDATE incidents SET status = 'open', ended_at = NULL, closed_at = NULL, last_heard_at = ? WHERE id = ?",
+      ),
       // A re-fire closes an open occurrence whose start was not believed (the one open at most).
       supersedeOpen: db.prepare(
         "UPDATE incidents SET status = 'superseded', superseded_by = ?, ended_at = ?, closed_at = ? WHERE identity = ? AND status = 'open'",
@@ -122,6 +125,9 @@ export class IncidentLedger {
         return
       case 'refire':
         s.refire.run(w.eventId, w.heardAt, w.id)
+        return
+      case 'reopen':
+        s.reopen.run(w.heardAt, w.id)
         return
       case 'resolve':
         s.resolve.run({ id: w.id, eventId: w.eventId, endedAt: w.endedAt, now: w.now, mailEventId: w.mailEventId })

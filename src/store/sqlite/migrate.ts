@@ -25,8 +25,13 @@ function registerFunctions(db: Database.Database): void {
   db.function('diag_redact_group_key', { deterministic: true }, (key) => redactGroupKey(String(key)))
 }
 
+/** Where a start says which migrations it ran (both adapters). */
+export interface MigrationLog {
+  info(obj: object, msg: string): void
+}
+
 /** Applies each numbered migration once, in order, each in its own IMMEDIATE transaction. */
-export function runMigrations(db: Database.Database, dir = migrationsDir): number[] {
+export function runMigrations(db: Database.Database, dir = migrationsDir, log?: MigrationLog): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
   const applied = new Set(
@@ -46,6 +51,7 @@ export function runMigrations(db: Database.Database, dir = migrationsDir): numbe
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
   for (const { name, version } of pending) {
     const sql = readFileSync(join(dir, name), 'utf8')
+    const began = performance.now()
     const keysOff = foreignKeysOff.test(sql) && db.pragma('foreign_keys', { simple: true }) === 1
     if (keysOff) db.pragma('foreign_keys = OFF')
     try {
@@ -60,6 +66,7 @@ export function runMigrations(db: Database.Database, dir = migrationsDir): numbe
     } finally {
       if (keysOff) db.pragma('foreign_keys = ON')
     }
+    log?.info({ database: 'sqlite', version, name, ms: Math.round(performance.now() - began) }, 'migration applied')
   }
   return pending.map(({ version }) => version)
 }

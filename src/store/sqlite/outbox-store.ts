@@ -1,5 +1,5 @@
 import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
-import { toOutboxRow } from '../worker-rows.js'
+import { mailAlertColumns, toOutboxRow } from '../worker-rows.js'
 import type { Db } from './database.js'
 
 /** The durable outbox for the sender (docs/design.md). */
@@ -7,7 +7,7 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
   const s = {
     // A mail waits while the one it follows is pending (sent or failed for good, it goes).
     due: db.prepare<[number, number], Record<string, unknown>>(
-      `SELECT * FROM outbox o WHERE status = 'pending' AND next_attempt_at <= ? AND NOT EXISTS
+      `SELECT *, ${mailAlertColumns('o')} FROM outbox o WHERE status = 'pending' AND next_attempt_at <= ? AND NOT EXISTS
         (SELECT 1 FROM outbox p WHERE p.event_id = o.after_event_id AND p.status = 'pending')
        ORDER BY next_attempt_at, id LIMIT ?`,
     ),
