@@ -11,7 +11,7 @@ import { cleanEnv, spawnService } from '../helpers/service-process.js'
 import { waitFor } from '../helpers/smtp.js'
 
 // `appserver-diag incidents list|show` against the real service process, as an SRE and a
-// script run it: the bin itself, and through npx.
+// script run it: the bin itself, and through npm run --silent.
 
 const run = promisify(execFile)
 const token = 'cli-incidents-token-001'
@@ -177,15 +177,15 @@ describe('appserver-diag incidents (the incidents API from the command line)', (
     expect(usage.stderr).toContain('which incident?')
   })
 
-  it('prints clean JSON through npx: npm writes no banner into stdout', async () => {
-    const npx = await exec(
-      'npx',
-      ['--no', '--', 'appserver-diag', 'incidents', 'list', '--json', ...connection],
+  it('prints clean JSON through npm run --silent: npm writes no banner into stdout', async () => {
+    const npm = await exec(
+      'npm',
+      ['run', '--silent', 'diag', '--', 'incidents', 'list', '--json', ...connection],
       {},
       packageRoot,
     )
-    expect(npx.code, npx.stderr).toBe(0)
-    expect((JSON.parse(npx.stdout) as Listed).incidents).toHaveLength(2)
+    expect(npm.code, npm.stderr).toBe(0)
+    expect((JSON.parse(npm.stdout) as Listed).incidents).toHaveLength(2)
   })
 
   describe('connection settings: flags, then environment, then the config file', () => {
