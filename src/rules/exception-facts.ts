@@ -1,6 +1,8 @@
+import type { Engine } from 'json-rules-engine'
 import { readExceptions } from '../text/exceptions/read-exceptions.js'
 import type { ExceptionRecord, ThrowableText, Vendor } from '../text/exceptions/records.js'
 import type { Excerpt } from '../text/excerpt.js'
+import { exceptionSummaryFact, exceptionsFact } from './exception-conditions.js'
 import { type ExceptionTaxonomy, loadExceptionTaxonomy } from './exception-taxonomy.js'
 
 // From the exception records of a log to the facts rules test (docs/design.md, "Exceptions
@@ -167,4 +169,25 @@ export function exceptionsOf(
   taxonomy: ExceptionTaxonomy = loadExceptionTaxonomy(),
 ): ExceptionRecord[] {
   return readExceptions(excerpt, { componentPrefixes: taxonomy.componentPrefixes })
+}
+
+/**
+ * The exception facts of an engine: the records (read from the excerpt fact `excerptFact`
+ * when the evidence brings none), what the taxonomy makes of them, and each list, all
+ * computed at most once a run (json-rules-engine caches facts within a run).
+ */
+export function addExceptionFacts(engine: Engine, taxonomy: ExceptionTaxonomy, excerptFact: string): void {
+  engine.addFact(exceptionsFact, async (_params, almanac) => {
+    const excerpt = await almanac.factValue<Excerpt | null>(excerptFact)
+    return excerpt ? exceptionsOf(excerpt, taxonomy) : []
+  })
+  engine.addFact<Promise<ExceptionSummary>>(exceptionSummaryFact, async (_params, almanac) =>
+    summarizeExceptions(await almanac.factValue<ExceptionRecord[]>(exceptionsFact), taxonomy),
+  )
+  for (const name of exceptionFactNames) {
+    engine.addFact(
+      name,
+      async (_params, almanac) => (await almanac.factValue<ExceptionSummary>(exceptionSummaryFact))[name],
+    )
+  }
 }

@@ -1,12 +1,13 @@
 import type { Excerpt } from '../excerpt.js'
 import { candidateLines } from './candidates.js'
-import { codesIn, lineCodes } from './codes.js'
+import { lineCodes } from './codes.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
-import { type ClassAt, messageAfter, throwableAt } from './throwable-names.js'
-import { traceLine } from './trace-lines.js'
+import { type ClassAt, throwableAt } from './throwable-names.js'
+import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
+import { continues, isCommandLine, retry, traceLine } from './trace-lines.js'
 
 export type { ExceptionRecord } from './records.js'
 
@@ -38,31 +39,6 @@ export function readExceptions(excerpt: Excerpt, options: ReaderOptions = {}): E
   }
   return reader.records()
 }
-
-/** A throwable while its trace is read: its message grows with continuation lines. */
-interface Building {
-  class: string | null
-  message: string
-  frames: string[]
-  /** Read from another throwable's message (`…Exception: java.net.ConnectException: …`), not from its own line. */
-  implied?: boolean
-}
-
-const isCommandLine = (text: string) =>
-  text.includes(' -XX:') || text.includes(' -Xmx') || text.includes(' -classpath ') || text.includes(' -cp ')
-
-/**
- * A line that continues a message before its trace (a driver's second paragraph, a message
- * wrapped by its layout): indented, or after a blank line, and not the start of another
- * log record.
- */
-const continues = (text: string, afterBlank: boolean) => {
-  const first = text.trimStart()[0]
-  if (first === undefined || '0123456789[<{#'.includes(first) || isCommandLine(text)) return false
-  return (afterBlank || text[0] === ' ' || text[0] === '\t') && levelOf(text.slice(0, 40)) === null
-}
-
-const retry = /\bretrying\b|\bwill (?:be )?retr|\bretry (?:attempt|in)\b/i
 
 /**
  * A record read but not yet built: the walk consumes every trace, but only the records
@@ -270,48 +246,5 @@ class Reader {
       level: level ?? levelOf(first.text.slice(0, column)) ?? ownerLevel(),
       retried: around.some((t) => retry.test(t)),
     }
-  }
-}
-
-/** The throwable at `at` and the causes its message prints (`…: java.net.ConnectException: Connection refused`, `nested exception is …`). */
-function implied(text: string, at: ClassAt): Building[] {
-  const chain: Building[] = []
-  for (let current: ClassAt | null = at; current && chain.length < 4; current = throwableAt(text, current.end)) {
-    chain.push({ class: current.name, message: messageAfter(text, current.end), frames: [], implied: chain.length > 0 })
-  }
-  return chain
-}
-
-const cut = (text: string, chars: number) => (text.length > chars ? text.slice(0, chars) : text)
-
-/**
- * A message cut to its bound in the middle: its end often holds what decides (an
- * executor's state, `[Terminated, pool size = 0, …]`, after a long task description).
- */
-function cutMessage(text: string): string {
-  const max = readerBounds.messageChars
-  if (text.length <= max) return text
-  const tail = Math.floor(max / 3)
-  return `${text.slice(0, max - tail - 3)} … ${text.slice(-tail)}`
-}
-
-/** The codes are read from the whole message, before it is cut. */
-function finish({ implied: _, ...throwable }: Building): ThrowableText {
-  return { ...throwable, message: cutMessage(throwable.message), ...codesIn(cut(throwable.message, 2000)) }
-}
-
-/** A chain longer than the bound keeps its two outermost causes and its deepest ones. */
-function bound(causes: ThrowableText[]): ThrowableText[] {
-  if (causes.length <= readerBounds.causes) return causes
-  return [...causes.slice(0, 2), ...causes.slice(causes.length - (readerBounds.causes - 2))]
-}
-
-/** A record's codes: the deepest throwable's that carries each. */
-function deepestCodes(head: ThrowableText, causes: readonly ThrowableText[]) {
-  const deepestFirst = [...causes].reverse().concat(head)
-  return {
-    sqlState: deepestFirst.find((t) => t.sqlState)?.sqlState ?? null,
-    vendorCode: deepestFirst.find((t) => t.vendorCode)?.vendorCode ?? null,
-    errno: deepestFirst.find((t) => t.errno)?.errno ?? null,
   }
 }

@@ -1,3 +1,5 @@
+import { levelOf } from './levels.js'
+
 // The lines of a printed stack trace (Throwable.printStackTrace and the loggers that copy it),
 // told apart with index searches: this runs on every line of every trace in the excerpt.
 // A prefix before them (a container's name, journal fields, Cloud Foundry's source) is
@@ -91,3 +93,21 @@ function frameClass(text: string, start: number): string | null {
   const dot = qualified.lastIndexOf('.')
   return dot > 0 ? qualified.slice(0, dot) : null
 }
+
+/** A JVM command line (`ps`, a start script): its class names are flags and classpath entries, not failures. */
+export const isCommandLine = (text: string) =>
+  text.includes(' -XX:') || text.includes(' -Xmx') || text.includes(' -classpath ') || text.includes(' -cp ')
+
+/**
+ * A line that continues a message before its trace (a driver's second paragraph, a message
+ * wrapped by its layout): indented, or after a blank line, and not the start of another
+ * log record.
+ */
+export const continues = (text: string, afterBlank: boolean) => {
+  const first = text.trimStart()[0]
+  if (first === undefined || '0123456789[<{#'.includes(first) || isCommandLine(text)) return false
+  return (afterBlank || text[0] === ' ' || text[0] === '\t') && levelOf(text.slice(0, 40)) === null
+}
+
+/** A retry announced: the failure logged with it is not final on its own. */
+export const retry = /\bretrying\b|\bwill (?:be )?retr|\bretry (?:attempt|in)\b/i
