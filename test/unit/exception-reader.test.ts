@@ -1,7 +1,10 @@
+import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { codesIn } from '../../src/text/exceptions/codes.js'
+import { word } from '../../src/text/exceptions/levels.js'
 import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
+import { retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
 import { excerptOfText } from '../../src/text/excerpt.js'
 
 // The exception reader (docs/design.md, "Exceptions and codes") on real excerpts of each
@@ -314,6 +317,16 @@ describe('the bounds of the reader', () => {
     ])
     expect(record?.message.length).toBe(readerBounds.messageChars)
     expect(record?.message).toContain('[Terminated, pool size = 0')
+  })
+
+  it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
+    for (const regex of [word, retry, sourcePosition, /\d/, /\r?\n$/, /\r?\n/]) {
+      const flags = regex.flags.replace('g', '')
+      expect({ regex: regex.source, status: (await check(regex.source, flags)).status }).toEqual({
+        regex: regex.source,
+        status: 'safe',
+      })
+    }
   })
 
   it('reads hostile text in time linear in its size (no backtracking on long identifiers or many candidates)', () => {

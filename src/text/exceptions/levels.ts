@@ -45,7 +45,7 @@ const fieldLevels: Record<string, LogLevel> = {
 
 /** Words of the line's start: its prefix holds the level. */
 const prefixChars = 200
-const word = /[\p{L}]+/gu
+export const word = /[\p{L}]+/gu
 
 /** The first level word of a line's prefix, or null. */
 export function levelOf(prefix: string): LogLevel | null {

@@ -78,8 +78,11 @@ function frameAt(text: string, first: number): string | null {
   if (!frame) return null
   const open = text.indexOf('(', first)
   const inside = text.slice(open + 1, text.lastIndexOf(')'))
-  return /\.(?:java|kt|scala|groovy)(?::[\d?]+)?$|^Native Method$|^Unknown Source$/.test(inside) ? frame : null
+  return sourcePosition.test(inside) ? frame : null
 }
+
+/** What a frame's parentheses hold: a source file and line, or the JVM's words for none. */
+export const sourcePosition = /\.(?:java|kt|scala|groovy)(?::[\d?]+)?$|^Native Method$|^Unknown Source$/
 
 /** `pkg.Class.method(` from `start`: the class (`pkg.Class`), without a module (`java.base/`). */
 function frameClass(text: string, start: number): string | null {
