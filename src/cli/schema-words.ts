@@ -19,6 +19,9 @@ export const patternWords: Readonly<Record<string, string>> = {
   '^[Hh][Ii][Gg][Hh]$': 'must be high: a confirmed_cause pairs with high confidence',
   '^[Mm][Ee][Dd][Ii][Uu][Mm]$': 'must be medium: a probable_cause pairs with medium confidence',
   '^https://': 'must be an https:// URL',
+  '^[a-z][A-Za-z0-9_]*(?:\\.[A-Za-z0-9_$]+)+$':
+    'must be a fully qualified Java class name, like java.sql.SQLTransientConnectionException',
+  '^[a-z][a-z-]{2,40}$': 'must be a meaning of the exception taxonomy in lower case with hyphens, like heap-exhausted',
 }
 
 const formatWords: Readonly<Record<string, string>> = {

@@ -30,7 +30,7 @@ export interface EvidenceSummary {
 }
 
 export interface CollectedEvidence {
-  /** For the engine; the log excerpt was scanned while it was read (`log.matches`). */
+  /** For the engine; the log excerpt was scanned and its exceptions read while it was read (`log.matches`, `log.exceptions`). */
   evidence: Evidence
   /** Whether any log text was read. */
   logsRead: boolean
@@ -94,7 +94,7 @@ export async function collectEvidence(
   const empty = emptyEvidence(identity)
   const evidence: Evidence = {
     ...empty,
-    log: { matches: logs.matches },
+    log: { matches: logs.matches, exceptions: logs.exceptions },
     gc: logs.gc,
     available:
       logs.files.some((file) => !file.error) ||

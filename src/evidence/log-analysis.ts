@@ -1,3 +1,5 @@
+import { exceptionsOf } from '../rules/exception-facts.js'
+import type { ExceptionRecord } from '../text/exceptions/records.js'
 import { type Excerpt, excerptOf } from '../text/excerpt.js'
 import type { LineRewriter, PatternMatch } from '../text/pattern-index.js'
 import { type GcSummary, summarizeGc } from './gc-log.js'
@@ -27,11 +29,13 @@ export interface LogAnalysis {
   gc: GcSummary
   /** The first matching line of each catalogue key, with context. */
   matches: Map<string, PatternMatch>
+  /** The exceptions the reader found in the redacted excerpt (bounded: text/exceptions/records.ts). */
+  exceptions: ExceptionRecord[]
 }
 
 /**
  * Reads the tails, redacts them (D15) while matching the catalogue, then parses GC events
- * from the redacted excerpt: nothing unredacted leaves this function.
+ * and reads the exceptions of the redacted excerpt: nothing unredacted leaves this function.
  */
 export function analyzeLogs(
   files: readonly string[],
@@ -42,10 +46,16 @@ export function analyzeLogs(
   const { prepare, markers, rewrite } = redactionOf(options)
   const tails = collectTailsForRedaction(files, roots, undefined, prepare)
   if (tails.bytes.length === 0) {
-    return { files: tails.files, read: false, gc: summarizeGc(excerptOf(tails.bytes)), matches: new Map() }
+    return {
+      files: tails.files,
+      read: false,
+      gc: summarizeGc(excerptOf(tails.bytes)),
+      matches: new Map(),
+      exceptions: [],
+    }
   }
   const { excerpt, matches } = match(tails.bytes, markers, rewrite)
-  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches }
+  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches, exceptions: exceptionsOf(excerpt) }
 }
 
 /**
@@ -76,5 +86,6 @@ export function timedOutAnalysis(files: readonly string[], error: AnalysisTimeou
     read: false,
     gc: summarizeGc(excerptOf(Buffer.alloc(0))),
     matches: new Map(),
+    exceptions: [],
   }
 }

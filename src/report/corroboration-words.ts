@@ -52,6 +52,10 @@ export function corroborationWords(fact: CorroboratingFact, probe: ProbeEvidence
       return times(fact.actual, 'container exit with an error code', 'container exits with an error code')
     case 'metrics $.heapUsedRatio':
       return `the heap ${Math.round(Number(fact.actual) * 100)} % full (metrics)`
+    case 'exceptionMeaningsRecurring':
+      return `exceptions meaning ${String(fact.value)} on more than one record (the exception reader)`
+    case 'exceptionClassesRecurring':
+      return `${String(fact.value)} (or a subclass) thrown more than once (the exception reader)`
     case 'gc $.fullCollectionsHighOccupancy':
       return `${times(fact.actual, 'full collection', 'full collections')} that left the heap 90 % full or more (GC log)`
     default:

@@ -4,6 +4,7 @@ import { createAjv, loadSchema, toDetails } from '../ajv.js'
 import { packageRoot } from '../paths.js'
 import type { BuiltinRuleFile, TopCondition } from '../schema-types/builtin-rule-file.js'
 import { patternsOf } from './engine-rules.js'
+import { meaningsOf } from './exception-conditions.js'
 import type { BuiltinRule } from './types.js'
 
 export const builtinRulesDir = join(packageRoot, 'builtin-rules')
@@ -50,6 +51,7 @@ export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[];
         version: data.version,
         ruleId: null,
         patterns: patternsOf(rule.conditions),
+        meanings: meaningsOf(rule.conditions),
       })
     }
   }

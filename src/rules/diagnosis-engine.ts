@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { type Almanac, Engine, type Event, type RuleResult } from 'json-rules-engine'
+import { type Almanac, Engine, type Event } from 'json-rules-engine'
+import type { ExceptionRecord } from '../text/exceptions/records.js'
+import { type Excerpt, excerptOfText } from '../text/excerpt.js'
 import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
 import { corroboratingEvidence, type Family } from './builtin-loader.js'
 import { type CorroboratingFact, corroboratingFacts } from './corroboration-results.js'
@@ -14,15 +16,18 @@ import {
   repeatedOperator,
   rulePatterns,
 } from './engine-rules.js'
-import { engineFacts } from './facts.js'
 import {
-  type BuiltinRule,
-  type CatalogueRule,
-  type CustomRule,
-  type Evidence,
-  isBuiltin,
-  type LogMatches,
-} from './types.js'
+  type ExceptionSignature,
+  exceptionSignatureOf,
+  exceptionSummaryFact,
+  exceptionsFact,
+} from './exception-conditions.js'
+import { addExceptionFacts, type ExceptionSummary, exceptionsOf } from './exception-facts.js'
+import { contradicts, exceptionLine } from './exception-findings.js'
+import { type ExceptionTaxonomy, loadExceptionTaxonomy } from './exception-taxonomy.js'
+import { engineFacts } from './facts.js'
+import { byRank, type Ranked } from './ranking.js'
+import type { BuiltinRule, CatalogueRule, CustomRule, Evidence, LogMatches } from './types.js'
 
 export interface Finding {
   rule: CatalogueRule
@@ -37,7 +42,10 @@ export interface Finding {
   corroborated: boolean | null
   /** The corroborating conditions that held, for a corroborated finding; empty otherwise. */
   corroboratedBy: CorroboratingFact[]
-  /** The first log line that matched one of the rule's patterns, when it matched on logs. */
+  /**
+   * The first log line that matched one of the rule's patterns, or else the first line of
+   * an exception that supports it (its class or its verdict), when it matched on logs.
+   */
   logMatch: PatternMatch | null
 }
 
@@ -61,6 +69,13 @@ export interface Diagnosis {
  * 512 KiB): a 512 KiB UTF-8 excerpt has at most this many characters.
  */
 const maxExcerptChars = 512 * 1024
+
+/** The engine's fact for the excerpt given as text, encoded once for the scanner and the reader. */
+const textExcerptFact = 'logTextExcerpt'
+
+/** The last `maxExcerptChars` of a text, as an excerpt; null for no text. */
+const windowOf = (text: string): Excerpt | null =>
+  text ? excerptOfText(text.length > maxExcerptChars ? text.slice(-maxExcerptChars) : text) : null
 
 /**
  * Condition paths are `$.<name>` only (schemas/builtin-rules.schema.json, and `$.alertname`
@@ -98,6 +113,9 @@ export class DiagnosisEngine {
   private readonly rules: CatalogueRule[] = []
   private readonly byName = new Map<string, CatalogueRule>()
   private readonly patterns = new Map<string, string[]>()
+  /** The exception classes and meanings each engine rule tests. */
+  private readonly signatures = new Map<string, ExceptionSignature>()
+  private readonly taxonomy: ExceptionTaxonomy = loadExceptionTaxonomy()
   private readonly sources: PatternSource[] = []
   private readonly scanned = new Set<string>()
   private plainIndex: PatternIndex | undefined
@@ -115,9 +133,14 @@ export class DiagnosisEngine {
     this.engine.addOperator<unknown, unknown>(matchesOperator, matches)
     this.engine.addOperator<unknown, unknown>(repeatedOperator, matchesRepeatedly)
     this.engine.setCondition(corroborationCondition, corroboratingEvidence() as Parameters<Engine['setCondition']>[1])
-    this.engine.addFact<Promise<LogMatches>>(logFact, async (_params, almanac) =>
-      this.scan((await almanac.factValue<string | undefined>('logText')) ?? ''),
+    // Given text, the scanner and the exception reader share one encoding of its window.
+    this.engine.addFact<Promise<Excerpt | null>>(textExcerptFact, async (_params, almanac) =>
+      windowOf((await almanac.factValue<string | undefined>('logText')) ?? ''),
     )
+    this.engine.addFact<Promise<LogMatches>>(logFact, async (_params, almanac) =>
+      this.scanWindow(await almanac.factValue<Excerpt | null>(textExcerptFact)),
+    )
+    addExceptionFacts(this.engine, this.taxonomy, textExcerptFact)
     this.engine.addFact('findings', (_params, almanac) => findingsSoFar(almanac), { cache: false })
     for (const rule of builtins) this.add(rule)
     for (const rule of custom) this.addCustomRule(rule)
@@ -139,10 +162,12 @@ export class DiagnosisEngine {
     const forms = engineRules(rule).map((form) => ({ form, name: form.name as string }))
     for (const { name } of forms) if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
     const patterns = rulePatterns(rule)
+    const signature = exceptionSignatureOf(rule)
     for (const { form, name } of forms) {
       this.engine.addRule(form)
       this.byName.set(name, rule)
       this.patterns.set(name, patterns)
+      this.signatures.set(name, signature)
     }
     this.rules.push(rule)
     // Each pattern once in the scanner, however many rules test it.
@@ -157,9 +182,19 @@ export class DiagnosisEngine {
 
   /** What the shared scanner finds in a (redacted) excerpt: the first line of each pattern. */
   scan(text: string): LogMatches {
-    if (!text) return new Map()
+    return this.scanWindow(windowOf(text))
+  }
+
+  private scanWindow(excerpt: Excerpt | null): LogMatches {
+    if (!excerpt) return new Map()
     this.plainIndex ??= PatternIndex.fromSources(this.sources)
-    return this.plainIndex.scan(text.length > maxExcerptChars ? text.slice(-maxExcerptChars) : text)
+    return this.plainIndex.scanExcerpt(excerpt)
+  }
+
+  /** What the exception reader finds in a (redacted) excerpt given as text, over the scanner's window. */
+  readExceptions(text: string): ExceptionRecord[] {
+    const excerpt = windowOf(text)
+    return excerpt ? exceptionsOf(excerpt, this.taxonomy) : []
   }
 
   /**
@@ -186,19 +221,24 @@ export class DiagnosisEngine {
   private async runOnce(evidence: Evidence): Promise<Diagnosis> {
     const { results, almanac } = await this.engine.run(engineFacts(evidence))
     const log = await almanac.factValue<LogMatches>(logFact)
+    const records = await almanac.factValue<ExceptionRecord[]>(exceptionsFact)
+    const summary = await summaryOf(almanac)
     const matched = new Set(results.map((result) => this.byName.get(result.name)))
-    const ranked = results.map((result) => {
+    const ranked = results.map((result): Ranked => {
       const rule = this.byName.get(result.name) as CatalogueRule
       const { classification, confidence, corroborated } = (result.event as Event).params as FindingParams
+      const signature = this.signatures.get(result.name) ?? noSignature
+      const matchedLine = this.firstLine(result.name, log)
       const finding: Finding = {
         rule,
         classification,
         confidence,
         corroborated,
         corroboratedBy: corroboratingFacts(result, corroborated),
-        logMatch: this.firstLine(result.name, log),
+        logMatch: matchedLine ?? exceptionLine(signature, records, summary, this.taxonomy),
       }
-      return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log) }
+      const contradicted = matchedLine !== null && contradicts(signature, matchedLine.line, records, summary)
+      return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log), contradicted }
     })
     const matches = ranked.sort(byRank).map(({ finding }) => finding)
     const primary = matches[0]
@@ -238,26 +278,6 @@ export class DiagnosisEngine {
   }
 }
 
-const classificationRank = { confirmed_cause: 0, probable_cause: 1, undetermined: 2 } as const
+const noSignature: ExceptionSignature = { classes: [], meanings: [] }
 
-/**
- * The ranking (docs/design.md, "Ranking"): what the evidence earned (confirmed, probable,
- * undetermined); within it the root cause before its wrappers (a finding matched deeper in
- * a `Caused by:` chain first); then the rules' priorities; then built-ins by branch and
- * custom rules by id. A total order, so the result does not depend on the order rules were
- * added or evaluated in.
- */
-function byRank(
-  a: { finding: Finding; priority: number; depth: number },
-  b: { finding: Finding; priority: number; depth: number },
-): number {
-  const byEarned = classificationRank[a.finding.classification] - classificationRank[b.finding.classification]
-  if (byEarned !== 0) return byEarned
-  if (a.depth !== b.depth) return b.depth - a.depth
-  if (a.priority !== b.priority) return b.priority - a.priority
-  const ra = a.finding.rule
-  const rb = b.finding.rule
-  if (!isBuiltin(ra) && !isBuiltin(rb)) return ra.id - rb.id
-  if (isBuiltin(ra) !== isBuiltin(rb)) return isBuiltin(ra) ? -1 : 1
-  return ra.branch.localeCompare(rb.branch)
-}
+const summaryOf = (almanac: Almanac) => almanac.factValue<ExceptionSummary>(exceptionSummaryFact)

@@ -1,11 +1,12 @@
 import type { RuleProperties } from 'json-rules-engine'
 import type { Condition, TopCondition } from '../schema-types/builtin-rule-file.js'
+import { exceptionSignature, exceptionSignatureOf, handledOnly, recurringSignature } from './exception-conditions.js'
 import { type CatalogueRule, type CustomRule, isBuiltin, type LogMatches } from './types.js'
 
 // Catalogue rules as json-rules-engine rules (docs/design.md, "Rules"). A built-in rule is
-// its JSON file's conditions as written; a custom rule becomes "the log matches its pattern,
-// and the alert is its ruleId when it has one". Every rule's event is a finding whose
-// params carry what the report ranks and says.
+// its JSON file's conditions as written; a custom rule becomes "the log matches its pattern
+// (or holds an exception of its classes or meanings), and the alert is its ruleId when it
+// has one". Every rule's event is a finding whose params carry what the report ranks and says.
 
 /** The fact a `matches` condition tests: what the shared scanner found in the log excerpt. */
 export const logFact = 'log'
@@ -81,7 +82,9 @@ function conditionsOf(rule: CatalogueRule): TopCondition {
 }
 
 function customConditions(rule: CustomRule): TopCondition {
-  const all: Condition[] = [{ fact: logFact, operator: matchesOperator, value: rule.pattern }]
+  const pattern: Condition = { fact: logFact, operator: matchesOperator, value: rule.pattern }
+  const exceptions = exceptionSignature(rule.exceptionClass ?? [], rule.exceptionMeaning ?? [])
+  const all: Condition[] = [exceptions.length > 0 ? { any: [pattern, ...exceptions] } : pattern]
   if (rule.ruleId) all.push({ fact: 'alert', path: '$.alertname', operator: 'equal', value: rule.ruleId })
   return { all }
 }
@@ -89,22 +92,29 @@ function customConditions(rule: CustomRule): TopCondition {
 /** The log patterns a catalogue rule tests: a built-in's from its conditions, a custom rule's one. */
 export const rulePatterns = (rule: CatalogueRule): string[] => (isBuiltin(rule) ? rule.patterns : [rule.pattern])
 
-/** Whether the rule's confirmation must be earned: a confirmed cause that rests on log lines. */
+/** Whether the rule's confirmation must be earned: a confirmed cause that rests on log lines or exceptions. */
 function isEarned(rule: CatalogueRule): boolean {
-  return rule.classification === 'confirmed_cause' && rulePatterns(rule).length > 0
+  const { classes, meanings } = exceptionSignatureOf(rule)
+  const fromLogs = rulePatterns(rule).length + classes.length + meanings.length > 0
+  return rule.classification === 'confirmed_cause' && fromLogs
 }
 
 /**
  * What corroborates a rule's signature (docs/design.md, "Confidence is earned"): the
- * signature repeated on another line, the rule's own `corroboratedBy` facts, or the
- * shared ones (a failing probe, a container that was OOM-killed, crashed or exited in error).
+ * signature repeated on another line (its patterns, or its exception classes or meanings on
+ * two records), the rule's own `corroboratedBy` facts, or the shared ones (a failing probe,
+ * a container that was OOM-killed, crashed or exited in error). Never when every exception
+ * of the rule's meanings was logged as handled.
  */
 function corroboration(rule: CatalogueRule): TopCondition {
   const patterns = rulePatterns(rule)
   const own = isBuiltin(rule) ? (rule.corroboratedBy ?? []) : []
   const shared = { condition: corroborationCondition } as unknown as Condition
   const repeated = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition
-  return { any: [repeated, ...own, shared] }
+  const { classes, meanings } = exceptionSignatureOf(rule)
+  const earned: TopCondition = { any: [repeated, ...recurringSignature(classes, meanings), ...own, shared] }
+  const handled = handledOnly(meanings)
+  return handled ? { all: [earned, { not: handled }] } : earned
 }
 
 /**

@@ -1,10 +1,12 @@
 import { logFact } from './engine-rules.js'
+import { exceptionsFact } from './exception-conditions.js'
 import type { Evidence } from './types.js'
 
 /**
  * Evidence as the engine's facts, in this one place (docs/design.md, "Rules"). The log
- * comes as its text (the engine's `log` fact scans it) or as what the scanner already
- * found in it; either way the rules read `log`.
+ * comes as its text (the engine's `log` and `exceptions` facts read it) or as what the
+ * scanner and the exception reader already found in it; either way the rules read `log`
+ * and the exception facts derived from `exceptions`.
  */
 export function engineFacts(evidence: Evidence): Record<string, unknown> {
   return {
@@ -14,6 +16,8 @@ export function engineFacts(evidence: Evidence): Record<string, unknown> {
     container: evidence.container,
     metrics: evidence.metrics,
     probe: evidence.probe,
-    ...('matches' in evidence.log ? { [logFact]: evidence.log.matches } : { logText: evidence.log.text }),
+    ...('matches' in evidence.log
+      ? { [logFact]: evidence.log.matches, [exceptionsFact]: evidence.log.exceptions }
+      : { logText: evidence.log.text }),
   }
 }

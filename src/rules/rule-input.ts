@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { loadExceptionTaxonomy } from './exception-taxonomy.js'
 import { RuleRejectedError } from './rule-errors.js'
 import type { CustomRule, CustomRuleInput } from './types.js'
 
@@ -12,6 +13,30 @@ export function parseRuleInput(body: unknown): CustomRuleInput {
     throw new RuleRejectedError('invalid_rule', 'The rule does not match the schema.', toDetails(validate.errors))
   }
   return body
+}
+
+const listOf = (value: string | string[] | undefined): string[] | null =>
+  value === undefined ? null : [...new Set(([] as string[]).concat(value))]
+
+/**
+ * A rule's exception classes and meanings as stored: lists, or null when absent. A meaning
+ * the shipped taxonomy does not define could never match: it is refused, naming it.
+ */
+export function exceptionFields(input: CustomRuleInput): {
+  exceptionClass: string[] | null
+  exceptionMeaning: string[] | null
+} {
+  const exceptionMeaning = listOf(input.exceptionMeaning)
+  const known = new Set(loadExceptionTaxonomy().meanings())
+  const unknown = (exceptionMeaning ?? []).filter((meaning) => !known.has(meaning))
+  if (unknown.length > 0) {
+    throw new RuleRejectedError(
+      'invalid_rule',
+      `The exception taxonomy defines no meaning ${unknown.join(', ')} (builtin-rules/exception-taxonomy.json).`,
+      unknown.map((meaning) => ({ path: '/exceptionMeaning', message: `${meaning} is not a meaning of the taxonomy` })),
+    )
+  }
+  return { exceptionClass: listOf(input.exceptionClass), exceptionMeaning }
 }
 
 /** A rulepack file: one rule object or an array of them (the CLI splits arrays). */
@@ -34,6 +59,7 @@ export function offlineCustomRule(body: unknown, id: number, createdBy: string, 
   const input = parseRuleInput(body)
   return {
     ...input,
+    ...exceptionFields(input),
     id,
     ruleId: input.ruleId ?? null,
     classification: input.classification.toLowerCase() as CustomRule['classification'],

@@ -4,6 +4,7 @@ import { Catalogue } from './catalogue.js'
 import { rulePatterns } from './engine-rules.js'
 import type { PatternSafety } from './pattern-safety.js'
 import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } from './rule-errors.js'
+import { exceptionFields } from './rule-input.js'
 import {
   type BuiltinRule,
   type CatalogueRule,
@@ -189,6 +190,7 @@ function normalize(input: CustomRuleInput, principal: string): NewCustomRule {
     category: input.category,
     targetSource: input.targetSource,
     pattern: input.pattern,
+    ...exceptionFields(input),
     assessment: input.assessment,
     classification: input.classification.toLowerCase() as CustomRule['classification'],
     confidence: input.confidence.toLowerCase() as CustomRule['confidence'],

@@ -1,5 +1,6 @@
 import type { Rule as BuiltinRuleRecord, TopCondition } from '../schema-types/builtin-rule-file.js'
 import type { CustomRuleInput } from '../schema-types/custom-rule-input.js'
+import type { ExceptionRecord } from '../text/exceptions/records.js'
 import type { PatternMatch } from '../text/pattern-index.js'
 
 // The shapes shared by the rules module: rule records (docs/design.md, "Rules") and evidence.
@@ -30,6 +31,13 @@ export interface CustomRule {
   category: Category
   targetSource: 'local_file'
   pattern: string
+  /**
+   * Exception classes that match besides the pattern, each with its subclasses by the
+   * taxonomy (docs/api.md); null or absent: none. Normalized to a list.
+   */
+  exceptionClass?: string[] | null
+  /** Exception meanings of the taxonomy that match besides the pattern; null or absent: none. */
+  exceptionMeaning?: string[] | null
   assessment: string
   classification: 'confirmed_cause' | 'probable_cause'
   confidence: 'high' | 'medium'
@@ -48,6 +56,8 @@ export interface BuiltinRule extends BuiltinRuleRecord {
   ruleId: null
   /** The log patterns its conditions test (`log matches <pattern>`), derived from them. */
   patterns: string[]
+  /** The exception meanings its conditions test (`exceptionMeanings contains <meaning>`), derived from them. */
+  meanings: string[]
   conditions: TopCondition
 }
 
@@ -67,10 +77,11 @@ export interface Evidence {
   available: boolean
   alert: { alertname: string; instance: string; severity: string }
   /**
-   * The (redacted) log excerpt, or what the scanner found in it when it was scanned while
-   * it was read and redacted (the worker's analysis); both give the same `log` fact.
+   * The (redacted) log excerpt, or what the scanner and the exception reader found in it
+   * when it was read and redacted (the worker's analysis); both give the same `log` and
+   * `exceptions` facts.
    */
-  log: { text: string } | { matches: LogMatches }
+  log: { text: string } | { matches: LogMatches; exceptions: ExceptionRecord[] }
   gc: { fullCollections: number; fullCollectionsHighOccupancy: number; maxPauseMs: number }
   container: {
     events: number

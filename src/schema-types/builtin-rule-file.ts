@@ -36,7 +36,24 @@ export type Rule = {
 export type Condition =
   | TopCondition
   | {
-      fact: 'log' | 'findings' | 'gc' | 'container' | 'metrics' | 'probe' | 'evidence' | 'alert'
+      /**
+       * exception* facts: lists derived from the exception records of the log (docs/design.md, "Exceptions and codes"), tested with contains or doesNotContain
+       */
+      fact:
+        | 'log'
+        | 'findings'
+        | 'gc'
+        | 'container'
+        | 'metrics'
+        | 'probe'
+        | 'evidence'
+        | 'alert'
+        | 'exceptionMeanings'
+        | 'exceptionMeaningsRecurring'
+        | 'exceptionMeaningsHandled'
+        | 'exceptionBranches'
+        | 'exceptionClasses'
+        | 'exceptionClassesRecurring'
       path?: string
       operator:
         | 'matches'

@@ -27,6 +27,14 @@ export type CustomRuleInput = {
    * /source/flags (flags from i, m, s, u) is a regular expression; anything else a literal, case-sensitive substring
    */
   pattern: string
+  /**
+   * Exception classes the rule also matches, each with its subclasses by the exception taxonomy (builtin-rules/exception-taxonomy.json), anywhere in a logged exception's Caused by chain; stored as a list (docs/api.md)
+   */
+  exceptionClass?: ExceptionClassName | ExceptionClassName[]
+  /**
+   * Meanings of the exception taxonomy the rule also matches: what the deepest cause of a logged exception (or its SQLSTATE, vendor code or errno) says failed, made the component's own; stored as a list (docs/api.md)
+   */
+  exceptionMeaning?: ExceptionMeaning | ExceptionMeaning[]
   assessment: string
   classification: string
   confidence: string
@@ -41,3 +49,11 @@ export type CustomRuleInput = {
   recommendedActions: string[]
   createdBy?: string
 }
+/**
+ * a fully qualified class name, as a stack trace prints it
+ */
+export type ExceptionClassName = string
+/**
+ * a meaning of builtin-rules/exception-taxonomy.json
+ */
+export type ExceptionMeaning = string

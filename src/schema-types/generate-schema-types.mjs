@@ -15,6 +15,7 @@ export const generated = [
   { schema: 'inventory.schema.json', file: 'inventory-file.ts', name: 'InventoryFile' },
   { schema: 'api-tokens.schema.json', file: 'api-token-file.ts', name: 'ApiTokenFile' },
   { schema: 'event-record-v1.schema.json', file: 'spool-record.ts', name: 'SpoolRecord' },
+  { schema: 'exception-taxonomy.schema.json', file: 'exception-taxonomy-file.ts', name: 'ExceptionTaxonomyFile' },
 ]
 
 /** The text of each generated file, by file name. */

@@ -10,6 +10,9 @@ export interface RuleRow {
   category: CustomRule['category']
   target_source: 'local_file'
   pattern: string
+  /** JSON array of strings, or null. */
+  exception_class: string | null
+  exception_meaning: string | null
   assessment: string
   classification: CustomRule['classification']
   confidence: CustomRule['confidence']
@@ -28,6 +31,8 @@ export function toRule(row: RuleRow): CustomRule {
     category: row.category,
     targetSource: row.target_source,
     pattern: row.pattern,
+    exceptionClass: row.exception_class === null ? null : (JSON.parse(row.exception_class) as string[]),
+    exceptionMeaning: row.exception_meaning === null ? null : (JSON.parse(row.exception_meaning) as string[]),
     assessment: row.assessment,
     classification: row.classification,
     confidence: row.confidence,
@@ -37,3 +42,9 @@ export function toRule(row: RuleRow): CustomRule {
     createdAt: row.created_at,
   }
 }
+
+/** A rule's exception lists as their columns store them: JSON, or null. */
+export const exceptionColumns = (rule: Pick<CustomRule, 'exceptionClass' | 'exceptionMeaning'>) => ({
+  exceptionClass: rule.exceptionClass ? JSON.stringify(rule.exceptionClass) : null,
+  exceptionMeaning: rule.exceptionMeaning ? JSON.stringify(rule.exceptionMeaning) : null,
+})

@@ -131,6 +131,9 @@ describe('rules API (spec, D19, D20)', () => {
       confidence: 'high',
       // No priority given: it follows from the classification (docs/design.md, "Ranking").
       priority: null,
+      // No exception classes or meanings: the pattern alone (docs/api.md).
+      exceptionClass: null,
+      exceptionMeaning: null,
       createdBy: 'default',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     })

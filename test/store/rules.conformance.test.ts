@@ -61,6 +61,7 @@ describe('custom rules on SQLite and PostgreSQL', () => {
       return {
         service: new RulesService(new RulesRepository(db), safety),
         mutate: async (sql: string) => db.prepare(sql).run(),
+        reload: async () => new RulesRepository(db).all(),
         close: async () => void db.close(),
       }
     },
@@ -70,6 +71,11 @@ describe('custom rules on SQLite and PostgreSQL', () => {
       return {
         service: replica.service,
         mutate: (sql: string) => replica.pool.query(sql),
+        reload: async () => {
+          const fresh = new PgRulesRepository(replica.pool)
+          await fresh.load()
+          return fresh.all()
+        },
         close: () => replica.pool.end(),
       }
     },
@@ -88,6 +94,29 @@ describe('custom rules on SQLite and PostgreSQL', () => {
         await expect(store.mutate("UPDATE rules SET assessment = 'changed'")).rejects.toThrow(/append-only/)
         await expect(store.mutate('DELETE FROM rules')).rejects.toThrow(/append-only/)
         expect(store.service.catalogue.custom.map((r) => r.branch)).toEqual(['X-01'])
+      } finally {
+        await store.close()
+      }
+    },
+  )
+
+  it.each(Object.keys(adapters) as Array<keyof typeof adapters>)(
+    "%s: stores a rule's exception classes and meanings as lists, and reads them back the same",
+    async (name) => {
+      const store = await adapters[name]()
+      try {
+        await store.service.register(rule('X-01'), 'test')
+        await store.service.register(
+          rule('X-02', {
+            exceptionClass: 'java.lang.LinkageError',
+            exceptionMeaning: ['class-linkage', 'stack-overflow'],
+          }),
+          'test',
+        )
+        expect((await store.reload()).map((r) => [r.branch, r.exceptionClass, r.exceptionMeaning])).toEqual([
+          ['X-01', null, null],
+          ['X-02', ['java.lang.LinkageError'], ['class-linkage', 'stack-overflow']],
+        ])
       } finally {
         await store.close()
       }

@@ -62,7 +62,7 @@ describe('AnalysisPool', () => {
       const results = await Promise.all([1, 2, 3, 4].map(() => pool.analyzeLogs([logFile], [root])))
       const expected = await local.analyzeLogs([logFile], [root])
       for (const result of results) expect(result).toEqual(expected)
-      const withMatches = { ...evidence, log: { matches: expected.matches } }
+      const withMatches = { ...evidence, log: { matches: expected.matches, exceptions: expected.exceptions } }
       const diagnoses = await Promise.all([1, 2, 3, 4].map(() => pool.diagnose(withMatches)))
       const reference = await local.diagnose(withMatches)
       for (const diagnosis of diagnoses) {
@@ -84,8 +84,17 @@ describe('AnalysisPool', () => {
     expect(last.matches.get('OutOfMemoryError: Java heap space')?.context.map((line) => line.number)).toEqual([
       1, 2, 3, 4, 5, 6,
     ])
+    // The exception reader ran on the thread too: only its small records crossed, redacted line 1 not among them.
+    expect(last.exceptions.map((r) => [r.line, r.class, r.message])).toEqual([
+      [3, 'java.lang.OutOfMemoryError', 'Java heap space'],
+      [5, 'com.example.batch.FeedJobException', 'step failed'],
+    ])
     // The full collection at high occupancy corroborates the heap exhaustion (TD-02's corroboratedBy).
-    const diagnosis = await pool.diagnose({ ...evidence, gc: last.gc, log: { matches: last.matches } })
+    const diagnosis = await pool.diagnose({
+      ...evidence,
+      gc: last.gc,
+      log: { matches: last.matches, exceptions: last.exceptions },
+    })
     // Its pause of more than a second is GC-03 as well, a probable cause ranked last.
     expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'CX-1', 'CX-2', 'GC-03'])
     expect(diagnosis.primary.classification).toBe('confirmed_cause')

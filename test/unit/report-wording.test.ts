@@ -100,6 +100,7 @@ describe('the wording of a report', () => {
     const { model } = await report(`${oom}\n${oom}`, { probe, container }, { probe })
     expect(model.primary.corroboratedBy.sort()).toEqual([
       '2 container crashes (exit code 134 or 139)',
+      'exceptions meaning heap-exhausted on more than one record (the exception reader)',
       'its signature on more than one log line',
       'the health probe answered HTTP 503',
     ])

@@ -428,7 +428,7 @@ describe('root causes decide (docs/design.md, "Ranking")', () => {
   const seed = readRulepack(seedRulepackFile).map((body, i) => offlineCustomRule(body, i + 1, 'seed', createdAt))
   const engine = new DiagnosisEngine(builtins, versions, seed)
 
-  it('ranks the deepest cause of a trace first, the wrapper after it as context', async () => {
+  it('ranks what the deepest cause shows, made the component’s own, first; the wrapper after it as context', async () => {
     const log = [
       '2026-11-22 05:00:01.002 ERROR 1 --- [nio-8080-exec-3] o.a.c.c.C.[.[.[/].[dispatcherServlet] : Servlet.service() threw exception',
       'org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection',
@@ -440,10 +440,13 @@ describe('root causes decide (docs/design.md, "Ranking")', () => {
       '\t... 12 more',
     ].join('\n')
     const diagnosis = await engine.diagnose(withLogText(emptyEvidence(alert), log))
-    // TD-09 (the pool, priority 60 uncorroborated) wraps TD-01 (the refusal, 50): the refusal decides.
-    expect(diagnosis.matches.map((m) => [m.rule.branch, m.logMatch?.causeDepth])).toEqual([
-      ['TD-01', 2],
-      ['TD-09', 1],
+    // The refusal (the deepest cause) decides the kind of failure, the pool and the JDBC
+    // wrapper whose it is: the database is unreachable (TD-18, from the exception reader, at
+    // the trace's first line). The pool's time-out (TD-09) is the symptom, after it; the
+    // refusal is no upstream's, so TD-01 does not apply.
+    expect(diagnosis.matches.map((m) => [m.rule.branch, m.logMatch?.line, m.logMatch?.causeDepth])).toEqual([
+      ['TD-18', 2, 0],
+      ['TD-09', 4, 1],
     ])
   })
 

@@ -26,6 +26,8 @@ const ruleDetail = {
     ...ruleProperties,
     targetSource: { type: 'string' },
     pattern: { type: 'string' },
+    exceptionClass: { type: ['array', 'null'], items: { type: 'string' } },
+    exceptionMeaning: { type: ['array', 'null'], items: { type: 'string' } },
     assessment: { type: 'string' },
     priority: { type: ['integer', 'null'] },
     createdBy: { type: 'string' },

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { StoreError } from '../../errors.js'
 import { RuleRejectedError, type RuleRejection } from '../../rules/rule-errors.js'
 import type { CustomRule, CustomRuleStore, NewCustomRule } from '../../rules/types.js'
-import { type RuleRow, toRule } from '../rule-rows.js'
+import { exceptionColumns, type RuleRow, toRule } from '../rule-rows.js'
 
 /** Which conflict a unique constraint of the rules table stands for. */
 const conflicts: Record<string, { reason: RuleRejection; path: string; what: string }> = {
@@ -77,8 +77,8 @@ export class PgRulesRepository implements CustomRuleStore {
       await client.query('BEGIN')
       const { rows } = await client.query<RuleRow>(
         `INSERT INTO rules (rule_id, branch, rule_name, category, target_source, pattern, assessment, classification,
-          confidence, priority, recommended_actions, created_by, principal, created_at)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
+          confidence, priority, recommended_actions, created_by, principal, created_at, exception_class, exception_meaning)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
         [
           rule.ruleId,
           rule.branch,
@@ -94,6 +94,7 @@ export class PgRulesRepository implements CustomRuleStore {
           rule.createdBy,
           rule.principal,
           createdAt,
+          ...Object.values(exceptionColumns(rule)),
         ],
       )
       const stored = toRule({ ...(rows[0] as RuleRow), id: Number(rows[0]?.id) })

@@ -1,6 +1,6 @@
 import { StoreError } from '../../errors.js'
 import type { CustomRule, CustomRuleStore, NewCustomRule } from '../../rules/types.js'
-import { type RuleRow, toRule } from '../rule-rows.js'
+import { exceptionColumns, type RuleRow, toRule } from '../rule-rows.js'
 import type { Db } from './database.js'
 import type { StorageHealthPort } from './write-batcher.js'
 
@@ -16,9 +16,10 @@ export class RulesRepository implements CustomRuleStore {
       all: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY id'),
       byId: db.prepare<[number], RuleRow>('SELECT * FROM rules WHERE id = ?'),
       insert: db.prepare(`INSERT INTO rules (rule_id, branch, rule_name, category, target_source, pattern,
-        assessment, classification, confidence, priority, recommended_actions, created_by, principal, created_at)
-        VALUES (@ruleId, @branch, @ruleName, @category, @targetSource, @pattern, @assessment,
-        @classification, @confidence, @priority, @recommendedActions, @createdBy, @principal, @createdAt)`),
+        exception_class, exception_meaning, assessment, classification, confidence, priority, recommended_actions,
+        created_by, principal, created_at)
+        VALUES (@ruleId, @branch, @ruleName, @category, @targetSource, @pattern, @exceptionClass, @exceptionMeaning,
+        @assessment, @classification, @confidence, @priority, @recommendedActions, @createdBy, @principal, @createdAt)`),
     }
   }
 
@@ -34,6 +35,7 @@ export class RulesRepository implements CustomRuleStore {
     const write = this.db.transaction(() => {
       const { lastInsertRowid } = this.statements.insert.run({
         ...rule,
+        ...exceptionColumns(rule),
         recommendedActions: JSON.stringify(rule.recommendedActions),
         createdAt,
       })

@@ -1,0 +1,250 @@
+import type { Excerpt } from '../excerpt.js'
+import { candidateLines } from './candidates.js'
+import { lineCodes } from './codes.js'
+import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
+import { levelOf } from './levels.js'
+import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
+import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
+import { type ClassAt, throwableAt } from './throwable-names.js'
+import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
+import { continues, isCommandLine, retry, traceLine } from './trace-lines.js'
+
+export type { ExceptionRecord } from './records.js'
+
+export interface ReaderOptions {
+  /**
+   * Package prefixes that name a component (a JDBC driver, a pool, a resolver): a frame
+   * that runs in one is noted on its throwable (`frames`), for the rules to say whose
+   * failure it is (docs/design.md, "Ranking").
+   */
+  componentPrefixes?: readonly string[]
+}
+
+/**
+ * The exceptions of a (redacted) log excerpt (docs/design.md, "Exceptions and codes"): each
+ * logged throwable with its message, `Caused by:` chain, suppressed ones, the codes they
+ * carry and the level they were logged at, in plain, JSON-escaped, JSON-line and wrapped
+ * layouts. Linear: one automaton pass finds the candidate lines, each trace is walked once.
+ */
+export function readExceptions(excerpt: Excerpt, options: ReaderOptions = {}): ExceptionRecord[] {
+  const candidates = candidateLines(excerpt.bytes)
+  // Most excerpts hold no candidate: their text is never decoded.
+  if (candidates.length === 0) return []
+  const reader = new Reader(options)
+  const lines = new TextLines(excerpt.text)
+  let after = -1
+  for (const { start, number } of lines.locate(excerpt.bytes, candidates)) {
+    if (start <= after) continue
+    after = reader.readAt(lines.at(start, number), lines).start
+  }
+  return reader.records()
+}
+
+/**
+ * A record read but not yet built: the walk consumes every trace, but only the records
+ * kept (the first and the last ones) are built, so an error storm costs its walk alone.
+ */
+interface Pending {
+  line: number
+  build: () => ExceptionRecord
+  /** The line a report shows, when it is not the record's own (a JSON line). */
+  text?: string
+}
+
+class Reader {
+  private readonly first: Pending[] = []
+  private readonly last: Pending[] = []
+  private readonly prefixes = new Map<string, string[]>()
+
+  constructor(options: ReaderOptions) {
+    for (const prefix of options.componentPrefixes ?? []) {
+      const key = prefix.split('.', 1)[0] as string
+      this.prefixes.set(key, [...(this.prefixes.get(key) ?? []), prefix])
+    }
+  }
+
+  records(): ExceptionRecord[] {
+    return [...this.first, ...this.last].map(({ build, text }) => {
+      const record = build()
+      if (text !== undefined) record.text = text
+      return record
+    })
+  }
+
+  private push(record: Pending): void {
+    if (this.first.length < readerBounds.records / 4) this.first.push(record)
+    else {
+      if (this.last.length >= readerBounds.records - readerBounds.records / 4) this.last.shift()
+      this.last.push(record)
+    }
+  }
+
+  /** Reads what starts at `line`; returns the last line it consumed. */
+  readAt(line: Line, lines: Lines, level?: LogLevel | null): Line {
+    const { text } = line
+    const json = level === undefined ? jsonRecord(text) : null
+    if (json) {
+      this.readJson(line, json)
+      return line
+    }
+    const escaped = escapedTrace(text)
+    if (escaped) {
+      this.readField(line, escaped, level ?? levelOf(text))
+      return line
+    }
+    if (isCommandLine(text)) return line
+    const kind = traceLine(text)
+    const head = throwableAt(text, kind.kind === 'other' || kind.kind === 'frame' ? 0 : (kind as { at: number }).at)
+    if (!head) {
+      const codes = lineCodes(text)
+      if (codes) {
+        this.push({
+          line: line.number,
+          build: () => ({
+            ...this.recordAt(line, lines, text.length, line, level),
+            class: null,
+            message: cutMessage(text),
+            ...codes,
+            frames: [],
+            causes: [],
+            suppressed: [],
+          }),
+        })
+      }
+      return line
+    }
+    return this.readTrace(line, lines, head, level)
+  }
+
+  private readJson(line: Line, json: NonNullable<ReturnType<typeof jsonRecord>>): void {
+    if (json.trace) this.readField(line, json.trace, json.level)
+    else if (json.chain) this.pushChain(line, json.chain, json.level)
+    else if (json.message && throwableAt(json.message)) this.readField(line, json.message.split('\n'), json.level)
+  }
+
+  /** The lines of one field, read like an excerpt of their own, at the field's line. */
+  private readField(line: Line, texts: readonly string[], level: LogLevel | null): void {
+    const field = new FieldLines(texts, line.number)
+    let after = -1
+    for (const fieldLine of field.all()) {
+      if (fieldLine.start <= after) continue
+      after = this.readAt({ ...fieldLine, text: fieldLine.text }, field, level).start
+    }
+    // Each record of the field reports the JSON line, as the report shows it.
+    for (const pending of [...this.first, ...this.last])
+      if (pending.line === line.number) pending.text = cut(line.text, readerBounds.lineChars)
+  }
+
+  private pushChain(line: Line, chain: NamedThrowable[], level: LogLevel | null): void {
+    if (chain.length === 0) return
+    this.push({
+      line: line.number,
+      build: () => {
+        const [head, ...causes] = chain.map((t) => finish({ class: t.class, message: t.message, frames: [] }))
+        return {
+          ...(head as ThrowableText),
+          ...deepestCodes(head as ThrowableText, causes),
+          ...this.recordAt(line, null, 0, line, level),
+          causes: bound(causes),
+          suppressed: [],
+        }
+      },
+    })
+  }
+
+  /** A trace from its first line: the throwable, the lines that continue its message, frames, causes, suppressed. */
+  private readTrace(first: Line, lines: Lines, head: ClassAt, level: LogLevel | null | undefined): Line {
+    const chain = implied(first.text, head)
+    const top = chain[0] as Building
+    const causes: Building[] = chain.slice(1)
+    const suppressed: Building[] = []
+    let current: Building = top
+    let suppressedIndent = -1
+    let rootFirst = false
+    let continuation = 0
+    let framesSeen = false
+    let blank = false
+    let last = first
+    for (let line = lines.next(first), n = 0; line && n < readerBounds.traceLines; line = lines.next(line), n++) {
+      const kind = traceLine(line.text)
+      if (kind.kind === 'frame') {
+        this.noteFrame(current, kind.frameClass)
+        framesSeen = true
+      } else if (kind.kind === 'cause' || kind.kind === 'suppressed' || kind.kind === 'wrapper') {
+        const at = throwableAt(line.text, kind.at)
+        if (!at) break
+        const found = implied(line.text, at)
+        if (kind.kind === 'wrapper') {
+          rootFirst = true
+          causes.push(...found)
+          current = found[found.length - 1] as Building
+        } else if (kind.kind === 'suppressed') {
+          suppressedIndent = kind.indent
+          if (suppressed.length < readerBounds.suppressed) suppressed.push(found[0] as Building)
+          current = found[0] as Building
+        } else if (suppressedIndent >= 0 && kind.indent > suppressedIndent) {
+          current = found[0] as Building // a cause of a suppressed throwable: its frames are not the chain's
+        } else {
+          suppressedIndent = -1
+          // A cause already read from a message (`…Exception: java.net.ConnectException: …`) is the same throwable.
+          const last = causes[causes.length - 1]
+          if (last?.implied && last.class === at.name) causes.pop()
+          causes.push(...found)
+          current = found[found.length - 1] as Building
+        }
+        framesSeen = false
+        continuation = 0
+      } else if (kind.kind === 'elided') {
+        framesSeen = true
+      } else if (kind.kind === 'blank' && !framesSeen && continuation < readerBounds.continuationLines) {
+        blank = true
+        continuation++
+      } else if (!framesSeen && continuation < readerBounds.continuationLines && continues(line.text, blank)) {
+        current.message = `${current.message} ${line.text.trim()}`.trim()
+        continuation++
+      } else break
+      last = line
+    }
+    // Root cause first (`Wrapped by:`): the chain is read outermost first like any other.
+    const printed = [top, ...causes]
+    const outermostFirst = rootFirst ? printed.reverse() : printed
+    this.push({
+      line: first.number,
+      build: () => {
+        const [record, ...rest] = outermostFirst.map(finish) as [ThrowableText, ...ThrowableText[]]
+        const tail = bound(rest)
+        return {
+          ...record,
+          ...deepestCodes(record, tail),
+          ...this.recordAt(first, lines, head.start, last, level),
+          causes: tail,
+          suppressed: suppressed.map(finish),
+        }
+      },
+    })
+    return last
+  }
+
+  private noteFrame(throwable: Building, frameClass: string): void {
+    if (throwable.frames.length >= readerBounds.frames) return
+    const dot = frameClass.indexOf('.')
+    for (const prefix of this.prefixes.get(dot === -1 ? frameClass : frameClass.slice(0, dot)) ?? []) {
+      if (frameClass.startsWith(prefix) && !throwable.frames.includes(prefix)) throwable.frames.push(prefix)
+    }
+  }
+
+  /** Where a record is and how it was logged: its level from its line's prefix or the line that owns the trace. */
+  private recordAt(first: Line, lines: Lines | null, column: number, last: Line, level: LogLevel | null | undefined) {
+    const before = lines?.previous(first) ?? null
+    const ownerLevel = () => (before && traceLine(before.text).kind === 'other' ? levelOf(before.text) : null)
+    // A retry is announced on the line that logs the failure, or on the line that owns its trace.
+    const around = [first.text, before?.text ?? ''].map((t) => t.slice(0, readerBounds.lineChars))
+    return {
+      line: first.number,
+      end: last.number,
+      text: cut(first.text, readerBounds.lineChars),
+      level: level ?? levelOf(first.text.slice(0, column)) ?? ownerLevel(),
+      retried: around.some((t) => retry.test(t)),
+    }
+  }
+}

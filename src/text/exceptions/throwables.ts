@@ -1,0 +1,57 @@
+import { codesIn } from './codes.js'
+import { readerBounds, type ThrowableText } from './records.js'
+import { type ClassAt, messageAfter, throwableAt } from './throwable-names.js'
+
+// Throwables as the reader builds them (read-exceptions.ts) and finishes them into records.
+
+/** A throwable while its trace is read: its message grows with continuation lines. */
+export interface Building {
+  class: string | null
+  message: string
+  frames: string[]
+  /** Read from another throwable's message (`…Exception: java.net.ConnectException: …`), not from its own line. */
+  implied?: boolean
+}
+
+/** The throwable at `at` and the causes its message prints (`…: java.net.ConnectException: Connection refused`, `nested exception is …`). */
+export function implied(text: string, at: ClassAt): Building[] {
+  const chain: Building[] = []
+  for (let current: ClassAt | null = at; current && chain.length < 4; current = throwableAt(text, current.end)) {
+    chain.push({ class: current.name, message: messageAfter(text, current.end), frames: [], implied: chain.length > 0 })
+  }
+  return chain
+}
+
+export const cut = (text: string, chars: number) => (text.length > chars ? text.slice(0, chars) : text)
+
+/**
+ * A message cut to its bound in the middle: its end often holds what decides (an
+ * executor's state, `[Terminated, pool size = 0, …]`, after a long task description).
+ */
+export function cutMessage(text: string): string {
+  const max = readerBounds.messageChars
+  if (text.length <= max) return text
+  const tail = Math.floor(max / 3)
+  return `${text.slice(0, max - tail - 3)} … ${text.slice(-tail)}`
+}
+
+/** The codes are read from the whole message, before it is cut. */
+export function finish({ implied: _, ...throwable }: Building): ThrowableText {
+  return { ...throwable, message: cutMessage(throwable.message), ...codesIn(cut(throwable.message, 2000)) }
+}
+
+/** A chain longer than the bound keeps its two outermost causes and its deepest ones. */
+export function bound(causes: ThrowableText[]): ThrowableText[] {
+  if (causes.length <= readerBounds.causes) return causes
+  return [...causes.slice(0, 2), ...causes.slice(causes.length - (readerBounds.causes - 2))]
+}
+
+/** A record's codes: the deepest throwable's that carries each. */
+export function deepestCodes(head: ThrowableText, causes: readonly ThrowableText[]) {
+  const deepestFirst = [...causes].reverse().concat(head)
+  return {
+    sqlState: deepestFirst.find((t) => t.sqlState)?.sqlState ?? null,
+    vendorCode: deepestFirst.find((t) => t.vendorCode)?.vendorCode ?? null,
+    errno: deepestFirst.find((t) => t.errno)?.errno ?? null,
+  }
+}

@@ -1,0 +1,353 @@
+import { check } from 'recheck'
+import { describe, expect, it } from 'vitest'
+import { codesIn } from '../../src/text/exceptions/codes.js'
+import { word } from '../../src/text/exceptions/levels.js'
+import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
+import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
+import { retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
+import { excerptOfText } from '../../src/text/excerpt.js'
+
+// The exception reader (docs/design.md, "Exceptions and codes") on real excerpts of each
+// layout, each copied verbatim from the public source named beside it.
+
+const read = (lines: readonly string[], componentPrefixes: string[] = []) =>
+  readExceptions(excerptOfText(lines.join('\n')), { componentPrefixes })
+
+/** A record as [line, level, class chain outermost first]. */
+const chain = (record: ExceptionRecord) => [record.line, record.level, [record, ...record.causes].map((t) => t.class)]
+
+describe('the exception reader, by layout', () => {
+  it('reads a plain trace: message line, header, frames, causes, suppressed ones and a folded run', () => {
+    // The shape of Throwable.printStackTrace (docs.oracle.com/en/java/javase/17/docs/api/java.base/java/lang/Throwable.html#printStackTrace()),
+    // with a run of repeated frames folded as the log tail writes it.
+    const records = read(
+      [
+        '2026-11-22 05:00:01.002 ERROR 1 --- [nio-8080-exec-3] o.a.c.c.C.[.[.[/].[dispatcherServlet] : Servlet.service() threw exception',
+        'org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection',
+        '\tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:84)',
+        'Caused by: org.postgresql.util.PSQLException: Connection to db:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.',
+        '\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:319)',
+        '\tSuppressed: java.lang.IllegalStateException: pool closing',
+        '\t\tat com.zaxxer.hikari.pool.HikariPool.shutdown(HikariPool.java:233)',
+        '\t\tCaused by: java.lang.InterruptedException: sleep interrupted',
+        'Caused by: java.net.ConnectException: Connection refused',
+        '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+        '\t... 1,000 identical frames folded',
+        '\t... 12 more',
+        '2026-11-22 05:00:02.000 INFO  1 --- [main] c.e.Orders : next',
+      ],
+      ['org.postgresql.', 'com.zaxxer.hikari.'],
+    )
+    expect(records.map(chain)).toEqual([
+      [
+        2,
+        'error',
+        [
+          'org.springframework.jdbc.CannotGetJdbcConnectionException',
+          'org.postgresql.util.PSQLException',
+          'java.net.ConnectException',
+        ],
+      ],
+    ])
+    const [record] = records as [ExceptionRecord]
+    expect(record.end).toBe(12)
+    expect(record.causes.map((c) => [c.frames, c.errno])).toEqual([
+      [['org.postgresql.'], null],
+      [[], 'ECONNREFUSED'],
+    ])
+    expect(record.suppressed.map((s) => [s.class, s.message, s.frames])).toEqual([
+      ['java.lang.IllegalStateException', 'pool closing', ['com.zaxxer.hikari.']],
+    ])
+    expect(record.errno).toBe('ECONNREFUSED')
+  })
+
+  it('reads the causes a message prints, Spring nested exceptions and a message continued after a blank line', () => {
+    // https://github.com/raj-saxena/spring-boot-1-vs-2-performance/issues/1 (first line, cut)
+    // https://github.com/brettwooldridge/HikariCP/issues/1916
+    const records = read([
+      'org.springframework.web.client.ResourceAccessException: I/O error on POST request for "http://localhost:8090/register": Connection refused: connect; nested exception is java.net.ConnectException: Connection refused: connect',
+      'Caused by: com.mysql.cj.jdbc.exceptions.CommunicationsException: Communications link failure',
+      '',
+      'The last packet successfully received from the server was 3,600,089 milliseconds ago. The last packet sent successfully to the server was 3,600,089 milliseconds ago.',
+      '\tat com.mysql.cj.jdbc.exceptions.SQLError.createCommunicationsException(SQLError.java:174) ~[mysql-connector-java-8.0.28.jar:8.0.28]',
+    ])
+    expect(records.map(chain)).toEqual([
+      [
+        1,
+        null,
+        [
+          'org.springframework.web.client.ResourceAccessException',
+          'java.net.ConnectException',
+          'com.mysql.cj.jdbc.exceptions.CommunicationsException',
+        ],
+      ],
+    ])
+    expect(records[0]?.causes[1]?.message).toMatch(/^Communications link failure The last packet successfully received/)
+  })
+
+  it('reads traces behind a prefix: a container name, journal fields, Cloud Foundry sources', () => {
+    // https://github.com/deviantony/docker-elk/issues/990
+    const compose = read([
+      'logstash-1       |      at java.lang.Thread.run(java/lang/Thread.java:840) [?:?]',
+      'logstash-1       | Caused by: java.net.ConnectException: Connection refused',
+      'logstash-1       |      at sun.nio.ch.Net.pollConnect(Native Method) ~[?:?]',
+      'logstash-1       |      at sun.nio.ch.Net.pollConnectNow(Net.java:672) ~[?:?]',
+    ])
+    expect(compose.map((r) => [r.line, r.end, r.class, r.errno])).toEqual([
+      [2, 4, 'java.net.ConnectException', 'ECONNREFUSED'],
+    ])
+    // https://github.com/ufal/clarin-dspace/issues/1034
+    const journal = read([
+      'Feb 20 08:40:15 repository-new env[19763]: 20-Feb-2023 08:40:15.056 SEVERE [http-apr-8080-Acceptor] org.apache.tomcat.util.net.Acceptor.run Socket accept failed',
+      'Feb 20 08:40:15 repository-new env[19763]:         org.apache.tomcat.jni.Error: 24: Too many open files',
+      'Feb 20 08:40:15 repository-new env[19763]:                 at org.apache.tomcat.jni.Socket.accept(Native Method)',
+    ])
+    // Its level is the owning line's (SEVERE).
+    expect(journal.map((r) => [r.line, r.end, r.class, r.errno, r.level])).toEqual([
+      [2, 3, 'org.apache.tomcat.jni.Error', 'EMFILE', 'error'],
+    ])
+    // https://github.com/cloudfoundry/uaa/issues/165
+    const cloudFoundry = read([
+      '2015-06-10T11:01:36.84-0700 [App/0]      OUT org.springframework.jdbc.CannotGetJdbcConnectionException: Could not get JDBC Connection; nested exception is org.apache.tomcat.jdbc.pool.PoolExhaustedException: [http-nio-61126-exec-95] Timeout: Pool empty. Unable to fetch a connection in 30 seconds, none available[size:4; busy:4; idle:0; lastwait:30000].',
+      '2015-06-10T11:01:36.84-0700 [App/0]      OUT \tat org.springframework.jdbc.datasource.DataSourceUtils.getConnection(DataSourceUtils.java:80)',
+      '2015-06-10T11:01:36.84-0700 [App/0]      OUT \tat org.springframework.jdbc.core.JdbcTemplate.execute(JdbcTemplate.java:630)',
+    ])
+    expect(cloudFoundry.map(chain)).toEqual([
+      [
+        1,
+        null,
+        [
+          'org.springframework.jdbc.CannotGetJdbcConnectionException',
+          'org.apache.tomcat.jdbc.pool.PoolExhaustedException',
+        ],
+      ],
+    ])
+    expect(cloudFoundry[0]?.end).toBe(3)
+  })
+
+  it('reads JSON-escaped traces and JSON lines: ECS, Quarkus, a JSON-like line that is not valid JSON', () => {
+    // https://github.com/elastic/ecs-logging-java/issues/25 (the stack trace as an array of lines, cut after four)
+    const ecs = read([
+      '{"@timestamp":"2019-09-15T15:22:41.048Z", "log.level":"ERROR", "message":"Servlet.service() for servlet [dispatcherServlet] in context with path [] threw exception [Request processing failed; nested exception is java.lang.RuntimeException: Expected: controller used to showcase what happens when an exception is thrown] with root cause", "process.thread.name":"http-nio-8080-exec-1","log.logger":"org.apache.catalina.core.ContainerBase.[Tomcat].[localhost].[/].[dispatcherServlet]","error.code":"java.lang.RuntimeException","error.message":"Expected: controller used to showcase what happens when an exception is thrown","error.stack_trace_lines":["java.lang.RuntimeException: Expected: controller used to showcase what happens when an exception is thrown","\\tat org.springframework.samples.petclinic.system.CrashController.triggerException(CrashController.java:33)","\\tat sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)","\\tat sun.reflect.NativeMethodAccessorImpl.invoke(NativeMethodAccessorImpl.java:62)"]}',
+    ])
+    expect(ecs.map((r) => [r.line, r.level, r.class, r.message])).toEqual([
+      [
+        1,
+        'error',
+        'java.lang.RuntimeException',
+        'Expected: controller used to showcase what happens when an exception is thrown',
+      ],
+    ])
+    // https://github.com/quarkusio/quarkus/issues/51571 (the frames cut after the first)
+    const quarkus = read([
+      '{"@timestamp":"2025-12-15T21:30:45.573442+01:00","event.sequence":1206,"log.logger":"io.quarkus.runtime.Application","log.level":"ERROR","message":"Failed to start application","process.thread.name":"Quarkus Main Thread","process.thread.id":76,"mdc":{},"ndc":"","host.hostname":"***","process.name":"***/bin/java","process.pid":46184,"exception":{"refId":1,"exceptionType":"java.lang.RuntimeException","error.message":"Failed to start quarkus","frames":[{"class":"io.quarkus.runner.ApplicationImpl","method":"doStart"}]}}',
+    ])
+    expect(quarkus.map((r) => [r.line, r.level, r.class, r.message])).toEqual([
+      [1, 'error', 'java.lang.RuntimeException', 'Failed to start quarkus'],
+    ])
+    // A logstash-logback-encoder line cut by a line limit: not JSON any more, its `\n` escapes still split the trace.
+    const cut = read([
+      '{"@timestamp":"2026-11-22T05:00:01.002Z","level":"WARN","stack_trace":"org.springframework.dao.DataAccessResourceFailureException: x\\n\\tat a.B.c(B.java:1)\\nCaused by: java.net.SocketTimeoutException: Read timed out\\n\\tat java.base/sun.nio.ch.NioSocketImpl.timedRead(NioSocketImpl.java:',
+    ])
+    expect(cut.map(chain)).toEqual([
+      [1, 'warn', ['org.springframework.dao.DataAccessResourceFailureException', 'java.net.SocketTimeoutException']],
+    ])
+  })
+
+  it("reads Docker's json-file lines as the lines inside them", () => {
+    // The json-file driver's format: https://docs.docker.com/engine/logging/drivers/json-file/
+    const records = read([
+      '{"log":"java.net.UnknownHostException: zookeeper: Name or service not known\\n","stream":"stderr","time":"2021-09-06T10:00:00.000000000Z"}',
+      '{"log":"\\tat java.base/java.net.Inet6AddressImpl.lookupAllHostAddr(Native Method)\\n","stream":"stderr","time":"2021-09-06T10:00:00.000000001Z"}',
+    ])
+    expect(records.map((r) => [r.line, r.end, r.class, r.errno])).toEqual([
+      [1, 2, 'java.net.UnknownHostException', 'EAI_NONAME'],
+    ])
+  })
+
+  it('reads wrapped records (a Payara record whose message line precedes the trace) and localised levels', () => {
+    // https://github.com/IQSS/dataverse/issues/8208
+    const payara = read([
+      '[2021-11-03T16:33:08.220+0100] [Payara 5.2020.6] [SEVERE] [] [javax.enterprise.system.core] [tid: _ThreadID=85 _ThreadName=admin-thread-pool::admin-listener(1)] [timeMillis: 1635953588220] [levelValue: 1000] [[',
+      '  Exception while loading the app : EJB Container initialization error',
+      'java.lang.Exception',
+      '\tat com.sun.enterprise.connectors.inbound.ConnectorMessageBeanClient.setup(ConnectorMessageBeanClient.java:215)',
+    ])
+    expect(payara.map((r) => [r.line, r.class, r.message])).toEqual([[3, 'java.lang.Exception', '']])
+    // https://github.com/javers/javers/issues/817: Tomcat's JULI in Italian (GRAVE is SEVERE).
+    const italian = read([
+      '28-Mar-2019 14:47:49.357 INFORMAZIONI [http-nio-8080-exec-7] org.apache.tomee.catalina.TomcatWebAppBuilder.init ------------------------- localhost -> /javerstest',
+      '28-Mar-2019 14:47:49.420 GRAVE [http-nio-8080-exec-7] sun.reflect.NativeMethodAccessorImpl.invoke ContainerBase.addChild: start: ',
+      ' org.apache.catalina.LifecycleException: Failed to start component [StandardEngine[Catalina].StandardHost[localhost].StandardContext[/javerstest]]',
+      '\tat org.apache.catalina.util.LifecycleBase.start(LifecycleBase.java:167)',
+    ])
+    expect(italian.map((r) => [r.line, r.level, r.class])).toEqual([
+      [3, 'error', 'org.apache.catalina.LifecycleException'],
+    ])
+  })
+
+  it('reads a root cause printed first (logback %rEx, `Wrapped by:`) outermost first like any other', () => {
+    // https://github.com/getsentry/sentry-java/issues/168 (frames cut)
+    const records = read([
+      'java.net.UnknownHostException: a9c6d0d6a85e: unknown error',
+      '\t\tat java.net.Inet6AddressImpl.lookupAllHostAddr(Native Method) ~[na:1.8.0_66]',
+      '\t\t... 4 common frames omitted',
+      '\tWrapped by: java.util.concurrent.ExecutionException: java.net.UnknownHostException: a9c6d0d6a85e: a9c6d0d6a85e: unknown error',
+      '\t\tat java.util.concurrent.FutureTask.report(FutureTask.java:122) ~[na:1.8.0_66]',
+    ])
+    expect(records.map(chain)).toEqual([
+      [
+        1,
+        null,
+        ['java.net.UnknownHostException', 'java.util.concurrent.ExecutionException', 'java.net.UnknownHostException'],
+      ],
+    ])
+  })
+
+  it('keeps codes whatever the language of the message: French and Chinese Oracle, DB2, Hibernate and HikariCP lines', () => {
+    // https://github.com/enioka-Haute-Couture/jqm/issues/432 (as the issue shows it, its accent mis-encoded)
+    const french = read([
+      "Caused by: java.sql.SQLException: ORA-00060: dÚtection d'interblocage pendant l'attente d'une ressource",
+      '',
+      '\tat oracle.jdbc.driver.T4CTTIoer11.processError(T4CTTIoer11.java:509)',
+    ])
+    expect(french.map((r) => [r.class, r.vendorCode])).toEqual([
+      ['java.sql.SQLException', { vendor: 'oracle', code: 'ORA-00060' }],
+    ])
+    // https://github.com/t8y2/dbx/issues/511
+    expect(
+      codesIn(
+        'java.sql.SQLException: ORA-12541: 无法连接。host 120.79.184.44 port 51521 中没有监听程序。 (CONNECTION_ID=cCUFCf3fRA22cE4z1fxLXg==) https://docs.oracle.com/error-help/db/ora-12541/',
+      ),
+    ).toEqual({ sqlState: null, vendorCode: { vendor: 'oracle', code: 'ORA-12541' }, errno: null })
+    // The same message in an excerpt that is not ASCII before it: lines and offsets stay right.
+    const chinese = read([
+      '2026-06-02 08:13:21 信息 [main] 连接数据库 …',
+      'java.sql.SQLException: ORA-12541: 无法连接。host 120.79.184.44 port 51521 中没有监听程序。 (CONNECTION_ID=cCUFCf3fRA22cE4z1fxLXg==)',
+      '\tat oracle.jdbc.driver.T4CConnection.logon(T4CConnection.java:1)',
+      '2026-06-02 08:13:22 严重 [main] 失败: java.lang.IllegalStateException: 数据源不可用',
+    ])
+    expect(chinese.map((r) => [r.line, r.end, r.level, r.class, r.vendorCode?.code ?? null])).toEqual([
+      [2, 3, 'info', 'java.sql.SQLException', 'ORA-12541'],
+      [4, 4, 'error', 'java.lang.IllegalStateException', null],
+    ])
+    // https://github.com/LinuxForHealth/FHIR/issues/787
+    const db2 = read([
+      'Mar 15 19:09:06 fhir-ibmcloud-75c9d8f479-vx4dm fhir-ibmcloud SEVERE SQLException encountered while inserting Resource.',
+      'com.ibm.db2.jcc.am.SqlTransactionRollbackException: DB2 SQL Error: SQLCODE=-911, SQLSTATE=40001, SQLERRMC=2, DRIVER=4.26.14',
+      '\tat com.ibm.db2.jcc.am.b7.a(b7.java:797)',
+      '\tat com.ibm.ws.rsadapter.jdbc.WSJdbcPreparedStatement.execute(WSJdbcPreparedStatement.java:390)',
+    ])
+    expect(db2.map((r) => [r.line, r.level, r.sqlState, r.vendorCode])).toEqual([
+      [2, 'error', '40001', { vendor: 'db2', code: '-911' }],
+    ])
+    // https://github.com/BreakOutEvent/breakout-backend/issues/145: a code line names no class.
+    const hibernate = read([
+      '2016-05-25 12:29:40.274 ERROR 1 --- [nio-8082-exec-9] o.h.engine.jdbc.spi.SqlExceptionHelper   : Deadlock found when trying to get lock; try restarting transaction',
+      '2016-05-25 12:29:40.275  WARN 1 --- [nio-8082-exec-9] o.h.engine.jdbc.spi.SqlExceptionHelper   : SQL Warning Code: 1213, SQLState: 41000',
+    ])
+    expect(hibernate.map((r) => [r.line, r.level, r.class, r.sqlState, r.vendorCode])).toEqual([
+      [2, 'warn', null, '41000', { vendor: null, code: '1213' }],
+    ])
+    // https://github.com/brettwooldridge/HikariCP/issues/2080 (the issue's title)
+    expect(
+      codesIn(
+        'HikariPool-1 - Connection org.postgresql.jdbc.PgConnection@6afe3c14 marked as broken because of SQLSTATE(08006), ErrorCode(0)',
+      ),
+    ).toEqual({ sqlState: '08006', vendorCode: { vendor: null, code: '0' }, errno: null })
+    expect(codesIn('ERROR 1040 (08004): Too many connections').vendorCode).toEqual({ vendor: 'mysql', code: '1040' })
+    expect(codesIn('Msg 1205, Level 13, State 51, Line 1').vendorCode).toEqual({ vendor: 'sqlserver', code: '1205' })
+    expect(codesIn('[jcc][t4][2043][11550][4.19.26] ERRORCODE=-4499, SQLSTATE=08001')).toMatchObject({
+      sqlState: '08001',
+      vendorCode: { vendor: 'db2', code: '-4499' },
+    })
+  })
+})
+
+describe('what the reader does not read as a failure', () => {
+  it('reads no exception from a JVM command line, frames or a logger name', () => {
+    // https://github.com/openboxes/openboxes/issues/1412, with an OOM flag added to its listing
+    expect(
+      read([
+        'tomcat7  29200     1 99 15:11 ?        00:01:51 /usr/lib/jvm/default-java/bin/java -Djava.util.logging.config.file=/var/lib/tomcat7/conf/logging.properties -XX:+HeapDumpOnOutOfMemoryError -XX:OnOutOfMemoryError=/bin/kill -Dx=java.lang.OutOfMemoryError -Xmx2048m -classpath /usr/share/tomcat7/bin/bootstrap.jar org.apache.catalina.startup.Bootstrap start',
+        '\tat java.lang.ClassNotFoundException.<init>(ClassNotFoundException.java:82)',
+        '2016-05-25 12:29:40.274 ERROR 1 --- [nio-8082-exec-9] o.h.engine.jdbc.spi.SqlExceptionHelper   : boom',
+        'SocketTimeoutException occurred when processing request: [GET] /test/index',
+      ]),
+    ).toEqual([])
+  })
+
+  it('notes the level a handled exception was logged at, from its line or the line that owns its trace', () => {
+    const records = read([
+      '2026-11-22 05:00:01 DEBUG o.a.c.c.C.[.[.[/].[dispatcherServlet] - Handled: java.net.ConnectException: Connection refused',
+      '2026-11-22 05:00:02 DEBUG c.e.Client - call failed, handled',
+      'java.net.ConnectException: Connection refused',
+      '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+      '2026-11-22 05:00:03 WARN  c.e.Client - call failed, retrying in 500 ms: java.net.ConnectException: Connection refused',
+    ])
+    expect(records.map((r) => [r.line, r.level, r.retried])).toEqual([
+      [1, 'debug', false],
+      [3, 'debug', false],
+      [5, 'warn', true],
+    ])
+  })
+})
+
+describe('the bounds of the reader', () => {
+  it('keeps the first and the last records of a long excerpt, the outermost and deepest causes of a long chain', () => {
+    const many = Array.from({ length: 200 }, (_, i) => `java.lang.IllegalStateException: failure ${i}`)
+    const records = read(many)
+    expect(records).toHaveLength(readerBounds.records)
+    expect(records[0]?.message).toBe('failure 0')
+    expect(records[records.length - 1]?.message).toBe('failure 199')
+    const deep = read([
+      'java.lang.RuntimeException: top',
+      ...Array.from({ length: 30 }, (_, i) => `Caused by: java.lang.IllegalStateException: level ${i + 1}`),
+      'Caused by: java.net.ConnectException: Connection refused',
+    ])
+    expect(deep[0]?.causes).toHaveLength(readerBounds.causes)
+    expect(deep[0]?.causes.map((c) => c.message).slice(0, 2)).toEqual(['level 1', 'level 2'])
+    expect(deep[0]?.causes.at(-1)?.class).toBe('java.net.ConnectException')
+  })
+
+  it('cuts a long message in the middle, keeping the end that holds an executor state', () => {
+    const task = `Task java.util.concurrent.FutureTask@5ff3710b[Not completed, task = ${'x'.repeat(600)}]`
+    const [record] = read([
+      `java.util.concurrent.RejectedExecutionException: ${task} rejected from java.util.concurrent.ThreadPoolExecutor@47d23cd0[Terminated, pool size = 0, active threads = 0, queued tasks = 0, completed tasks = 3666]`,
+    ])
+    expect(record?.message.length).toBe(readerBounds.messageChars)
+    expect(record?.message).toContain('[Terminated, pool size = 0')
+  })
+
+  it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
+    for (const regex of [word, retry, sourcePosition, /\d/, /\r?\n$/, /\r?\n/]) {
+      const flags = regex.flags.replace('g', '')
+      expect({ regex: regex.source, status: (await check(regex.source, flags)).status }).toEqual({
+        regex: regex.source,
+        status: 'safe',
+      })
+    }
+  })
+
+  it('reads hostile text in time linear in its size (no backtracking on long identifiers or many candidates)', () => {
+    const identifier = `a.${'b'.repeat(200_000)}Exceptio`
+    const traces = Array.from({ length: 4000 }, (_, i) =>
+      i % 2 === 0 ? `ERROR Error error java.lang.Error: ${i}` : '\tat a.b.C.d(C.java:1)',
+    ).join('\n')
+    // The least of three runs: a busy host only ever adds time.
+    const measure = (text: string) => {
+      const excerpt = excerptOfText(text)
+      let least = Number.POSITIVE_INFINITY
+      for (let run = 0; run < 3; run++) {
+        const start = performance.now()
+        readExceptions(excerpt)
+        least = Math.min(least, performance.now() - start)
+      }
+      return least
+    }
+    const small = measure(`${identifier.slice(0, 50_000)}\n${traces.slice(0, traces.length / 4)}`)
+    const large = measure(`${identifier}\n${traces}`)
+    // Four times the text, well under sixteen times the time: not quadratic. (Compared in the same run.)
+    expect(large).toBeLessThan(Math.max(16 * small, 50))
+  })
+})

@@ -1,0 +1,265 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
+import { loadBuiltinRules } from '../../src/rules/builtin-loader.js'
+import { DiagnosisEngine } from '../../src/rules/diagnosis-engine.js'
+import { PatternSafety } from '../../src/rules/pattern-safety.js'
+import { RuleRejectedError } from '../../src/rules/rule-errors.js'
+import { offlineCustomRule, readRulepack } from '../../src/rules/rule-input.js'
+import { RulesService } from '../../src/rules/rules-service.js'
+import { seedRulepackFile } from '../../src/rules/seed.js'
+import type { Evidence } from '../../src/rules/types.js'
+import { openDatabase } from '../../src/store/sqlite/database.js'
+import { RulesRepository } from '../../src/store/sqlite/rules-repository.js'
+import { excerptOfText } from '../../src/text/excerpt.js'
+
+// Exception facts in the engine (docs/design.md, "Exceptions and codes", "Ranking",
+// "Confidence is earned"): the built-ins and the seed use them, custom rules may, and a
+// finding that rests on them earns "confirmed" like one that rests on log lines.
+
+const alert = { alertname: 'AppServerHealthCheckFailing', instance: 'app-01', severity: 'critical' }
+const createdAt = '2026-11-22T05:00:00.000Z'
+const { rules: builtins, versions } = loadBuiltinRules()
+const seed = readRulepack(seedRulepackFile).map((body, i) => offlineCustomRule(body, i + 1, 'seed', createdAt))
+const engine = new DiagnosisEngine(builtins, versions, seed)
+
+const withLog = (lines: readonly string[]) => withLogText(emptyEvidence(alert), lines.join('\n'))
+const diagnose = async (lines: readonly string[]) => {
+  const { primary, matches } = await engine.diagnose(withLog(lines))
+  return {
+    primary: [primary.rule.branch, primary.classification],
+    branches: matches.map((m) => m.rule.branch),
+  }
+}
+
+const psqlRefused = [
+  '2026-11-22 05:00:01.002 ERROR 1 --- [nio-8080-exec-3] o.h.engine.jdbc.spi.SqlExceptionHelper : Connection refused',
+  'org.postgresql.util.PSQLException: Connection to db.internal:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.',
+  '\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:319)',
+  'Caused by: java.net.ConnectException: Connection refused',
+  '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+  '\t... 42 more',
+]
+
+describe('the ranking rule: the deepest cause decides the kind, the component decides whose', () => {
+  it('diagnoses a PSQLException refused and caused by ConnectException as TD-18, never TD-01', async () => {
+    expect(await diagnose(psqlRefused)).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+    // The same trace twice: TD-18 is corroborated, and the refusal is still not an upstream's.
+    expect(await diagnose([...psqlRefused, ...psqlRefused])).toEqual({
+      primary: ['TD-18', 'confirmed_cause'],
+      branches: ['TD-18'],
+    })
+  })
+
+  it('still diagnoses an upstream refusal that no component claims as TD-01, beside a database refusal', async () => {
+    const upstream = [
+      'org.springframework.web.client.ResourceAccessException: I/O error on GET request for "http://pricing:8080/quote": Connection refused',
+      'Caused by: java.net.ConnectException: Connection refused',
+      '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+    ]
+    expect((await diagnose([...psqlRefused, ...upstream])).branches.sort()).toEqual(['TD-01', 'TD-18'])
+  })
+
+  it('diagnoses a JDBC read time-out as the database’s connection (TD-18) before the generic time-out (TD-13)', async () => {
+    const result = await diagnose([
+      'org.hibernate.exception.JDBCConnectionException: could not extract ResultSet',
+      'Caused by: com.mysql.cj.jdbc.exceptions.CommunicationsException: Communications link failure',
+      'Caused by: java.net.SocketTimeoutException: Read timed out',
+      '\tat java.base/java.net.SocketInputStream.socketRead0(Native Method)',
+      '\tat com.mysql.cj.protocol.ReadAheadInputStream.fill(ReadAheadInputStream.java:107)',
+    ])
+    expect(result.primary).toEqual(['TD-18', 'probable_cause'])
+    expect(result.branches).toEqual(['TD-18', 'TD-13'])
+  })
+
+  it('diagnoses exceptions no pattern names by their class or code: NoSuchMethodError, a Chinese ORA- message', async () => {
+    expect(
+      await diagnose([
+        'java.lang.NoSuchMethodError: org.apache.commons.lang3.StringUtils.isAnyBlank([Ljava/lang/CharSequence;)Z',
+        '\tat com.example.orders.Export.render(Export.java:212)',
+      ]),
+    ).toEqual({ primary: ['TD-15', 'probable_cause'], branches: ['TD-15'] })
+    // https://github.com/t8y2/dbx/issues/511
+    expect(
+      await diagnose([
+        'java.sql.SQLException: ORA-12541: 无法连接。host 120.79.184.44 port 51521 中没有监听程序。 (CONNECTION_ID=cCUFCf3fRA22cE4z1fxLXg==) https://docs.oracle.com/error-help/db/ora-12541/',
+      ]),
+    ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+  })
+
+  it('never ranks an operator’s pattern rule as contradicted: it has no meaning the reader could gainsay', async () => {
+    const custom = offlineCustomRule(
+      {
+        branch: 'OPS-05',
+        ruleName: 'OrdersDatabaseHost',
+        category: 'database_persistence',
+        targetSource: 'local_file',
+        pattern: 'db.internal:5432',
+        assessment: 'The orders database host refused connections.',
+        classification: 'probable_cause',
+        confidence: 'medium',
+        recommendedActions: ['Check the orders database.'],
+      },
+      11,
+      'test',
+      createdAt,
+    )
+    const withCustom = new DiagnosisEngine(builtins, versions, [...seed, custom])
+    const { matches } = await withCustom.diagnose(withLog(psqlRefused))
+    // Both probable: the operator's rule at 60, TD-18 (the reader's verdict) at 50.
+    expect(matches.map((m) => m.rule.branch)).toEqual(['OPS-05', 'TD-18'])
+  })
+
+  it('shows the line of the exception that supports a finding with no pattern of its own', async () => {
+    const { primary } = await engine.diagnose(withLog(psqlRefused))
+    expect(primary.logMatch).toMatchObject({
+      line: 2,
+      text: expect.stringMatching(/^org\.postgresql\.util\.PSQLException/),
+    })
+  })
+})
+
+describe('"confirmed" stays earned with exception facts (docs/design.md, "Confidence is earned")', () => {
+  it('does not confirm an exception logged at DEBUG as handled, however often its wording repeats', async () => {
+    const handled = [
+      '2026-11-22 05:00:01 DEBUG o.a.c.c.C.[.[.[/].[dispatcherServlet] - Handled exception: java.net.ConnectException: Connection refused',
+      'java.net.ConnectException: Connection refused',
+      '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+    ]
+    // TD-01's wording is on two lines, which would corroborate it; every exception is handled.
+    const result = await diagnose([...handled, ...handled])
+    expect(result.primary).not.toEqual(['TD-01', 'confirmed_cause'])
+    expect(result.primary[1]).not.toBe('confirmed_cause')
+  })
+
+  it('does not read work rejected by a terminated executor as a saturated one (TD-10), even repeated', async () => {
+    // https://github.com/flightstats/hub/issues/531
+    const rejected = [
+      'ERROR 2016-07-11 13:44:32,096 [main-EventThread] org.apache.curator.framework.imps.CuratorFrameworkImpl - Event listener threw exception',
+      'java.util.concurrent.RejectedExecutionException: Task java.util.concurrent.FutureTask@5ff3710b rejected from java.util.concurrent.ThreadPoolExecutor@47d23cd0[Terminated, pool size = 0, active threads = 0, queued tasks = 0, completed tasks = 3666]',
+      '\tat java.util.concurrent.ThreadPoolExecutor$AbortPolicy.rejectedExecution(ThreadPoolExecutor.java:2047) ~[na:1.8.0_77]',
+    ]
+    expect(await diagnose([...rejected, ...rejected])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
+  it('does not confirm a SQLSTATE on a statement that was retried, however many attempts logged it', async () => {
+    const attempt = (n: number) => [
+      `2026-11-22 05:00:0${n} WARN  o.h.e.j.s.SqlExceptionHelper - SQL Error: 0, SQLState: 40001`,
+      `2026-11-22 05:00:0${n} ERROR o.h.e.j.s.SqlExceptionHelper - ERROR: could not serialize access due to concurrent update`,
+      `2026-11-22 05:00:0${n} INFO  c.e.o.RetryingTransactions - serialization failure, retrying transaction (attempt ${n})`,
+    ]
+    const result = await diagnose([
+      ...attempt(1),
+      ...attempt(2),
+      ...attempt(3),
+      '2026-11-22 05:00:04 INFO  c.e.o.Orders - order 42 committed',
+    ])
+    expect(result.primary[1]).not.toBe('confirmed_cause')
+  })
+
+  it('reads no exception from class names in a JVM flag listing or a classpath', async () => {
+    // https://github.com/openboxes/openboxes/issues/1412, with the OOM flags of a production JVM added to its listing
+    const listing = [
+      'tomcat7  29200     1 99 15:11 ?        00:01:51 /usr/lib/jvm/default-java/bin/java -Djava.util.logging.manager=org.apache.juli.ClassLoaderLogManager -XX:+HeapDumpOnOutOfMemoryError -XX:OnOutOfMemoryError=/bin/kill -XX:+ExitOnOutOfMemoryError -Dreactor.errorHandler=io.example.FatalError -Xmx2048m -classpath /usr/share/tomcat7/bin/bootstrap.jar:/usr/share/tomcat7/bin/tomcat-juli.jar org.apache.catalina.startup.Bootstrap start',
+    ]
+    expect(engine.readExceptions(listing.join('\n'))).toEqual([])
+    expect(await diagnose([...listing, ...listing])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
+  it('gives the same findings from the text as from the records the analysis thread sends', async () => {
+    const text = [...psqlRefused, ...psqlRefused].join('\n')
+    const fromText = await engine.diagnose(withLogText(emptyEvidence(alert), text))
+    const sent: Evidence = {
+      ...withLogText(emptyEvidence(alert), text),
+      log: { matches: engine.scan(text), exceptions: engine.readExceptions(text) },
+    }
+    const fromRecords = await engine.diagnose(sent)
+    expect(fromRecords.matches.map((m) => [m.rule.branch, m.classification, m.logMatch?.line])).toEqual(
+      fromText.matches.map((m) => [m.rule.branch, m.classification, m.logMatch?.line]),
+    )
+    expect(excerptOfText(text).text).toBe(text)
+  })
+})
+
+describe('custom rules on exception classes and meanings (docs/api.md)', () => {
+  const body = (extra: Record<string, unknown>) => ({
+    branch: 'CX-01',
+    ruleName: 'LedgerClasspath',
+    category: 'application_lifecycle',
+    targetSource: 'local_file',
+    pattern: 'LedgerModuleLoadFailed',
+    assessment: 'The ledger module could not link its classes.',
+    classification: 'confirmed_cause',
+    confidence: 'high',
+    priority: 95,
+    recommendedActions: ['Check the ledger module libraries.'],
+    ...extra,
+  })
+  const linkage = [
+    'java.lang.NoSuchMethodError: org.apache.commons.lang3.StringUtils.isAnyBlank([Ljava/lang/CharSequence;)Z',
+    '\tat com.example.ledger.Export.render(Export.java:212)',
+  ]
+
+  it('match an exception of the class or a subclass, and are confirmed when two records show it', async () => {
+    const custom = offlineCustomRule(
+      body({ exceptionClass: 'java.lang.IncompatibleClassChangeError' }),
+      11,
+      'test',
+      createdAt,
+    )
+    expect(custom.exceptionClass).toEqual(['java.lang.IncompatibleClassChangeError'])
+    const withCustom = new DiagnosisEngine(builtins, versions, [...seed, custom])
+    const once = await withCustom.diagnose(withLog(linkage))
+    expect([once.primary.rule.branch, once.primary.classification]).toEqual(['CX-01', 'probable_cause'])
+    const twice = await withCustom.diagnose(withLog([...linkage, ...linkage]))
+    expect([twice.primary.rule.branch, twice.primary.classification]).toEqual(['CX-01', 'confirmed_cause'])
+    // Not a NoClassDefFoundError: a LinkageError, but no IncompatibleClassChangeError.
+    const other = await withCustom.diagnose(withLog(['java.lang.NoClassDefFoundError: com/example/Ledger']))
+    expect(other.matches.map((m) => m.rule.branch)).toEqual(['TD-15'])
+  })
+
+  it('match a meaning of the taxonomy, and a rule body without either stays valid', async () => {
+    const custom = offlineCustomRule(body({ exceptionMeaning: ['class-linkage'] }), 11, 'test', createdAt)
+    const withCustom = new DiagnosisEngine(builtins, versions, [...seed, custom])
+    expect((await withCustom.diagnose(withLog(linkage))).primary.rule.branch).toBe('CX-01')
+    const plain = offlineCustomRule(body({}), 12, 'test', createdAt)
+    expect([plain.exceptionClass, plain.exceptionMeaning]).toEqual([null, null])
+  })
+
+  it('are stored with their lists and refused, naming it, for a meaning the taxonomy does not define', async () => {
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'diag-exception-rules-')), 'rules.db'))
+    const service = new RulesService(new RulesRepository(db), new PatternSafety())
+    const stored = await service.register(
+      body({
+        exceptionClass: ['java.lang.LinkageError', 'java.lang.ClassNotFoundException'],
+        exceptionMeaning: 'class-linkage',
+      }) as never,
+      'ops',
+    )
+    expect([stored.exceptionClass, stored.exceptionMeaning]).toEqual([
+      ['java.lang.LinkageError', 'java.lang.ClassNotFoundException'],
+      ['class-linkage'],
+    ])
+    expect(new RulesRepository(db).all().map((r) => [r.exceptionClass, r.exceptionMeaning])).toEqual([
+      [['java.lang.LinkageError', 'java.lang.ClassNotFoundException'], ['class-linkage']],
+    ])
+    const refused = service.register(
+      body({ branch: 'CX-02', ruleName: 'Other', pattern: 'OtherFailure', exceptionMeaning: 'class-linkag' }) as never,
+      'ops',
+    )
+    await expect(refused).rejects.toBeInstanceOf(RuleRejectedError)
+    await expect(refused).rejects.toMatchObject({
+      reason: 'invalid_rule',
+      details: [{ path: '/exceptionMeaning', message: 'class-linkag is not a meaning of the taxonomy' }],
+    })
+    db.close()
+  })
+})

@@ -1,0 +1,204 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BuiltinRulesError, builtinBranches, builtinRulesDir } from '../../src/rules/builtin-loader.js'
+import { exceptionsOf, verdictOf } from '../../src/rules/exception-facts.js'
+import { loadExceptionTaxonomy, taxonomyFileName } from '../../src/rules/exception-taxonomy.js'
+import { readRulepack } from '../../src/rules/rule-input.js'
+import { seedRulepackFile } from '../../src/rules/seed.js'
+import type { ExceptionRecord } from '../../src/text/exceptions/records.js'
+import { excerptOfText } from '../../src/text/excerpt.js'
+
+// builtin-rules/exception-taxonomy.json (docs/design.md, "Exceptions and codes"): what
+// classes and codes mean, inheritance, and the verdict of a record (docs/design.md, "Ranking").
+
+const taxonomy = loadExceptionTaxonomy()
+const recordsOf = (lines: readonly string[]) => exceptionsOf(excerptOfText(lines.join('\n')), taxonomy)
+/** The verdict (meaning and branch) of the one record the lines hold. */
+const verdict = (...lines: string[]) => {
+  const records = recordsOf(lines)
+  expect(records).toHaveLength(1)
+  const found = verdictOf(records[0] as ExceptionRecord, taxonomy)
+  return found && [found.meaning, found.branch]
+}
+
+describe('the exception taxonomy', () => {
+  it('names only branches of the catalogue (built-in or seed), each meaning once', () => {
+    const seed = (readRulepack(seedRulepackFile) as Array<{ branch: string }>).map((r) => r.branch)
+    const branches = new Set([...builtinBranches, ...seed])
+    const file = JSON.parse(readFileSync(join(builtinRulesDir, taxonomyFileName), 'utf8')) as {
+      meanings: Array<{ meaning: string; branch: string | null }>
+    }
+    for (const { meaning, branch } of file.meanings) expect(branch === null || branches.has(branch), meaning).toBe(true)
+    expect(new Set(file.meanings.map((m) => m.meaning)).size).toBe(file.meanings.length)
+  })
+
+  it('gives an unlisted subclass its parent’s meaning: NoSuchMethodError -> IncompatibleClassChangeError -> LinkageError -> TD-15', () => {
+    expect(taxonomy.ancestors('java.lang.NoSuchMethodError')).toEqual([
+      'java.lang.NoSuchMethodError',
+      'java.lang.IncompatibleClassChangeError',
+      'java.lang.LinkageError',
+      'java.lang.Error',
+      'java.lang.Throwable',
+    ])
+    expect(verdict('java.lang.NoSuchMethodError: com.example.Foo.bar()Ljava/lang/String;')).toEqual([
+      'class-linkage',
+      'TD-15',
+    ])
+    expect(
+      verdict('java.lang.AbstractMethodError: Receiver class x does not define or inherit an implementation'),
+    ).toEqual(['class-linkage', 'TD-15'])
+  })
+
+  it('places an unlisted class under the JDK base its name ends with, else under nothing', () => {
+    // Netty's native transport throws Errors$NativeConnectException, a ConnectException it does not list here.
+    expect(taxonomy.ancestors('io.netty.channel.unix.Errors$NativeConnectException').slice(0, 3)).toEqual([
+      'io.netty.channel.unix.Errors$NativeConnectException',
+      'java.net.ConnectException',
+      'java.net.SocketException',
+    ])
+    expect(
+      taxonomy.isA('com.mysql.cj.jdbc.exceptions.MySQLTransientConnectionException', 'java.sql.SQLException'),
+    ).toBe(true)
+    expect(taxonomy.ancestors('com.example.orders.LedgerException')).toEqual(['com.example.orders.LedgerException'])
+    expect(verdict('com.example.orders.LedgerException: ledger closed')).toBeNull()
+    // Every printed throwable is a Throwable, listed or not.
+    expect(taxonomy.isA('com.example.orders.LedgerException', 'java.lang.Throwable')).toBe(true)
+  })
+
+  it('reads codes whatever the language of the message, and the vendor from the classes', () => {
+    // https://github.com/enioka-Haute-Couture/jqm/issues/432 (French)
+    expect(
+      verdict("java.sql.SQLException: ORA-00060: dÚtection d'interblocage pendant l'attente d'une ressource"),
+    ).toEqual(['database-deadlock', 'TD-14'])
+    // https://github.com/t8y2/dbx/issues/511 (Chinese)
+    expect(
+      verdict(
+        'java.sql.SQLException: ORA-12541: 无法连接。host 120.79.184.44 port 51521 中没有监听程序。 (CONNECTION_ID=cCUFCf3fRA22cE4z1fxLXg==)',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // The form DB2's JCC driver prints in German (SQL-Fehler for SQL Error), its codes as in English.
+    expect(
+      verdict(
+        'com.ibm.db2.jcc.am.SqlTransactionRollbackException: DB2 SQL-Fehler: SQLCODE=-911, SQLSTATE=40001, SQLERRMC=68, DRIVER=4.26.14',
+      ),
+    ).toEqual(['database-deadlock', 'TD-14'])
+    // A PostgreSQL server message in German: its SQLSTATE, logged by Hibernate beside it, decides.
+    expect(
+      verdict(
+        '2026-11-22 05:00:01 WARN  o.h.e.j.s.SqlExceptionHelper - SQL Error: 0, SQLState: 57P01 FATAL: Verbindung wird abgebrochen',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // A bare number: MySQL's by the driver's classes; a number two vendors share decides only where they agree.
+    expect(verdict('com.mysql.cj.jdbc.exceptions.MySQLQueryInterruptedException: x; SQL Error: 2013')).toEqual([
+      'database-unreachable',
+      'TD-18',
+    ])
+    // 1205 is MySQL's lock wait time-out and SQL Server's deadlock victim: both TD-14, the first listed meaning.
+    expect(verdict('WARN SqlExceptionHelper - SQL Error: 1205')).toEqual(['lock-contention', 'TD-14'])
+    expect(verdict('WARN SqlExceptionHelper - SQL Error: 1040, SQLState: HY000')).toEqual([
+      'database-connection-limit',
+      'TD-18',
+    ])
+    // An errno beats the class: a ConnectException that timed out is a time-out.
+    expect(verdict('java.net.ConnectException: Connection timed out (Connection timed out)')).toEqual([
+      'downstream-timeout',
+      'TD-13',
+    ])
+  })
+
+  it('refuses a taxonomy whose meanings or parents do not resolve, naming them', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'diag-taxonomy-')), 'builtin-rules')
+    cpSync(builtinRulesDir, dir, { recursive: true })
+    const file = join(dir, taxonomyFileName)
+    const text = readFileSync(file, 'utf8')
+    // The meaning renamed where it is defined: the class that names it no longer resolves.
+    writeFileSync(file, text.replace('"meaning": "stack-overflow"', '"meaning": "stack-overfow"'))
+    expect(() => loadExceptionTaxonomy(dir)).toThrow(BuiltinRulesError)
+    expect(() => loadExceptionTaxonomy(dir)).toThrow(
+      `${file}: java.lang.StackOverflowError: unknown meaning stack-overflow`,
+    )
+    writeFileSync(file, text.replace('"parent": "java.lang.LinkageError"', '"parent": "java.lang.LinkError"'))
+    expect(() => loadExceptionTaxonomy(dir)).toThrow(
+      'java.lang.NoClassDefFoundError: parent java.lang.LinkError is not listed',
+    )
+    rmSync(dir, { recursive: true, force: true })
+  })
+})
+
+describe('the verdict of a record: the deepest cause decides the kind, the component decides whose', () => {
+  it('reads a refused connection under a PostgreSQL driver as the database unreachable (TD-18), not TD-01', () => {
+    expect(
+      verdict(
+        'org.postgresql.util.PSQLException: Connection to db.internal:5432 refused. Check that the hostname and port are correct and that the postmaster is accepting TCP/IP connections.',
+        '\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:319)',
+        'Caused by: java.net.ConnectException: Connection refused',
+        '\tat java.base/sun.nio.ch.Net.connect0(Native Method)',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // Only a frame names the driver: still the database's.
+    expect(
+      verdict(
+        'java.net.ConnectException: Connection refused',
+        '\tat java.base/sun.nio.ch.Net.pollConnect(Native Method)',
+        '\tat org.postgresql.core.PGStream.createSocket(PGStream.java:243)',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // Nothing names a component: an upstream's refusal.
+    expect(
+      verdict('java.net.ConnectException: Connection refused', '\tat sun.nio.ch.Net.pollConnect(Native Method)'),
+    ).toEqual(['upstream-refused', 'TD-01'])
+  })
+
+  it('reads a pool time-out as the pool (TD-09) unless a deeper cause says the database refused', () => {
+    const hikari =
+      'java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available, request timed out after 30000ms.'
+    expect(
+      verdict(hikari, '\tat com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:696)'),
+    ).toEqual(['pool-exhausted', 'TD-09'])
+    expect(
+      verdict(
+        'org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection',
+        `Caused by: ${hikari}`,
+        '\tat com.zaxxer.hikari.pool.HikariPool.createTimeoutException(HikariPool.java:696)',
+        'Caused by: java.net.ConnectException: Connection refused',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+  })
+
+  it('keeps a kind no component changes, and lets a wrapper decide only when nothing beneath it has a meaning', () => {
+    expect(
+      verdict(
+        'org.postgresql.util.PSQLException: The connection attempt failed.',
+        'Caused by: java.net.UnknownHostException: db.internal',
+      ),
+    ).toEqual(['dns-failure', 'TD-17'])
+    expect(
+      verdict(
+        "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'orders'",
+        'Caused by: java.lang.NullPointerException: null',
+      ),
+    ).toEqual(['startup-failed', 'TD-05'])
+    expect(
+      verdict(
+        "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'orders'",
+        'Caused by: java.net.BindException: Address already in use',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+  })
+
+  it('reads work rejected by a terminated executor as a shutdown, which supports no branch', () => {
+    // https://github.com/flightstats/hub/issues/531
+    expect(
+      verdict(
+        'java.util.concurrent.RejectedExecutionException: Task java.util.concurrent.FutureTask@5ff3710b rejected from java.util.concurrent.ThreadPoolExecutor@47d23cd0[Terminated, pool size = 0, active threads = 0, queued tasks = 0, completed tasks = 3666]',
+      ),
+    ).toEqual(['shutdown-in-progress', null])
+    expect(
+      verdict(
+        'org.springframework.core.task.TaskRejectedException: Executor [java.util.concurrent.ThreadPoolExecutor@4b22cc13[Running, pool size = 1, active threads = 1, queued tasks = 16, completed tasks = 263]] did not accept task',
+      ),
+    ).toEqual(['executor-saturated', 'TD-10'])
+  })
+})
