@@ -71,6 +71,10 @@ export async function startService(config: Config, logger = createLogger(config.
   // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
   const tls = await loadTls(config, announce, (line) => logger.warn(line))
+  // A TLS file that cannot be read stops the start here (78), before any database is made.
+  readTlsMaterial(tls.files)
+  // Read at scrape time by diagnostic_tls_certificate_expires_in_seconds and diagnostic_api_token_expires_in_seconds.
+  const expiries = credentialExpiries(tokens, tls.files.certFile)
   // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
   verifyShippedRules()
   // An upgrade's migrations are said even when the log is set to warn.
@@ -78,8 +82,6 @@ export async function startService(config: Config, logger = createLogger(config.
   const storage = config.database
     ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version, migrationLog })
     : openSqliteStorage(config.dataDir, version, config.leaseMs, migrationLog)
-  // Read at scrape time by diagnostic_tls_certificate_expires_in_seconds and diagnostic_api_token_expires_in_seconds.
-  const expiries = credentialExpiries(tokens, tls.files.certFile)
   storage.metrics.credentials.expiries = () => expiries
   storage.metrics.queueCapacity.set(config.queueCapacity)
   const rules = new RulesService(
