@@ -254,7 +254,7 @@ describe('ingest on PostgreSQL in batches', () => {
       )
       expect(outcomes.every((o) => accepted(o).queued === 1)).toBe(true)
       expect(Number((await db.rows('SELECT count(*) AS n FROM events'))[0]?.n)).toBe(40)
-      // Two batches start at once (half the pool of 4); the other 38 requests wait for them.
+      // Two write batches start at once; the other 38 requests wait for them.
       expect(transactions).toBeLessThanOrEqual(10)
     } finally {
       await db.close()

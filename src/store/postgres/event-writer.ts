@@ -71,6 +71,12 @@ interface Pending {
   reject: (error: unknown) => void
 }
 
+/**
+ * Write batches in flight at once: one commits while the next gathers and plans; more only
+ * makes each batch smaller (docs/performance.md, "Replicas on PostgreSQL").
+ */
+const maxWritesInFlight = 2
+
 /** A batch's bounds: its statements stay a few megabytes at most. */
 const maxBatchRequests = 64
 const maxBatchAlerts = 512
@@ -137,10 +143,14 @@ export class PgEventWriter implements IngestStore {
   readonly heard: PgHeardOccurrences
   /** Identities this replica stored or answered: a request of these only is read before it is locked. */
   private readonly seen = new SeenIdentities()
+  /** Requests of identities met before, waiting to be read as repeats. */
+  private repeats: Pending[] = []
+  /** Requests waiting for a write batch. */
   private pending: Pending[] = []
-  private inFlight = 0
-  /** Batches in flight at once: half the pool, so that the worker and the outbox keep connections. */
-  private readonly maxInFlight: number
+  private readsInFlight = 0
+  private writesInFlight = 0
+  /** Reads of repeats in flight at once: half the pool, so that the worker and the outbox keep connections. */
+  private readonly maxReadsInFlight: number
 
   constructor(
     private readonly pool: pg.Pool,
@@ -158,7 +168,7 @@ export class PgEventWriter implements IngestStore {
     },
   ) {
     this.heard = new PgHeardOccurrences(pool)
-    this.maxInFlight = Math.max(1, Math.floor((pool.options.max ?? 10) / 2))
+    this.maxReadsInFlight = Math.max(1, Math.floor((pool.options.max ?? 10) / 2))
   }
 
   private get skew(): number {
@@ -173,7 +183,9 @@ export class PgEventWriter implements IngestStore {
     countUntrusted(request.alerts, this.now(), this.skew, this.options.untrusted)
     if (repeatsIdentity(request)) return this.submitAlone(request)
     return new Promise((resolve, reject) => {
-      this.pending.push({ request, resolve, reject })
+      const waiting = { request, resolve, reject }
+      if (this.seen.knowsAll(request.alerts)) this.repeats.push(waiting)
+      else this.pending.push(waiting)
       this.startBatches()
     })
   }
@@ -184,11 +196,21 @@ export class PgEventWriter implements IngestStore {
   }
 
   private startBatches(): void {
-    while (this.inFlight < this.maxInFlight && this.pending.length > 0) {
+    while (this.readsInFlight < this.maxReadsInFlight && this.repeats.length > 0) {
+      const batch = this.repeats.splice(0, maxBatchRequests)
+      this.readsInFlight++
+      void this.answerRepeats(batch)
+        .then((rest) => this.pending.push(...rest))
+        .finally(() => {
+          this.readsInFlight--
+          this.startBatches()
+        })
+    }
+    while (this.writesInFlight < maxWritesInFlight && this.pending.length > 0) {
       const batch = this.takeBatch()
-      this.inFlight++
+      this.writesInFlight++
       void this.runBatch(batch).finally(() => {
-        this.inFlight--
+        this.writesInFlight--
         this.startBatches()
       })
     }
@@ -219,9 +241,7 @@ export class PgEventWriter implements IngestStore {
     return batch
   }
 
-  private async runBatch(waiting: Pending[]): Promise<void> {
-    const batch = await this.answerRepeats(waiting)
-    if (batch.length === 0) return
+  private async runBatch(batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         const planned = await this.writeBatch(batch.map((pending) => pending.request))
@@ -264,9 +284,7 @@ export class PgEventWriter implements IngestStore {
    * rest go on to the transaction, which decides under the locks. A new alert is not read
    * twice, and a fault here only sends the requests on.
    */
-  private async answerRepeats(batch: Pending[]): Promise<Pending[]> {
-    const known = batch.filter((pending) => this.seen.knowsAll(pending.request.alerts))
-    if (known.length === 0) return batch
+  private async answerRepeats(known: Pending[]): Promise<Pending[]> {
     const alerts = known.flatMap((pending) => pending.request.alerts)
     const answered = new Set<Pending>()
     try {
@@ -291,7 +309,7 @@ export class PgEventWriter implements IngestStore {
     } catch {
       // The transaction meets the same fault and answers for it.
     }
-    return answered.size === 0 ? batch : batch.filter((pending) => !answered.has(pending))
+    return known.filter((pending) => !answered.has(pending))
   }
 
   /** One transaction of two round trips for the whole batch (see the class). */
