@@ -317,6 +317,13 @@ describe('ingest on PostgreSQL when the database pushes back', () => {
       held.release()
       // The connection back in the pool, the same request is stored.
       expect(await writer.submit(request(alertEvent('exhausted')))).toMatchObject({ kind: 'accepted', queued: 1 })
+      // A repeat of it is read before any transaction: that read fails the same way.
+      const again = await tight.connect()
+      const repeatError = await writer.submit(request(alertEvent('exhausted'))).catch((e: unknown) => e)
+      expect(repeatError).toBeInstanceOf(StoreError)
+      expect(isHostFault(repeatError)).toBe(true)
+      again.release()
+      expect(await writer.submit(request(alertEvent('exhausted')))).toMatchObject({ kind: 'accepted', duplicates: 1 })
     } finally {
       await tight.end()
       await db.close()

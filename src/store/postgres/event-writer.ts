@@ -282,7 +282,7 @@ export class PgEventWriter implements IngestStore {
    * trip for the batch and no transaction: the requests whose every identity this replica
    * has stored or answered before, and that turn out to repeat only, settle here; the
    * rest go on to the transaction, which decides under the locks. A new alert is not read
-   * twice, and a fault here only sends the requests on.
+   * twice.
    */
   private async answerRepeats(known: Pending[]): Promise<Pending[]> {
     const alerts = known.flatMap((pending) => pending.request.alerts)
@@ -306,8 +306,15 @@ export class PgEventWriter implements IngestStore {
         answered.add(pending)
         pending.resolve(accepted(events, 0))
       }
-    } catch {
-      // The transaction meets the same fault and answers for it.
+    } catch (error) {
+      // A fault of the database fails them now, within the one time-out (a write batch
+      // would wait for it again); any other goes on to the transaction, which decides.
+      if (!isStatementFault(error)) {
+        this.options.health?.failed('ingest', error)
+        const failure = new StoreError('ingest request', { cause: error })
+        for (const pending of known) if (!answered.has(pending)) pending.reject(failure)
+        return []
+      }
     }
     return known.filter((pending) => !answered.has(pending))
   }
