@@ -26,7 +26,13 @@ class TextSafeClient extends pg.Client {
   override query(...args: any[]): any {
     const [config, values] = args
     if (Array.isArray(values)) args[1] = values.map(storableText)
-    else if (config && typeof config === 'object' && Array.isArray(config.values)) {
+    // A plain query config; a submittable (a cursor, a stream) is passed as it is.
+    else if (
+      config &&
+      typeof config === 'object' &&
+      typeof config.submit !== 'function' &&
+      Array.isArray(config.values)
+    ) {
       args[0] = { ...config, values: config.values.map(storableText) }
     }
     // biome-ignore lint/suspicious/noExplicitAny: as above.
