@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { createAjv, requestValidation } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
 import { errors } from './errors.js'
+import type { RedactionOptions } from './evidence/redaction-options.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
 import { clientErrorHandler, registerErrorHandling } from './http/error-handler.js'
 import { createHttpsServer } from './http/https-server.js'
@@ -33,6 +34,8 @@ export interface AppDeps {
   incidents: IncidentsReader
   version: string
   rateLimits: RequestRateLimits
+  /** The operator's redaction options, for what the log shows of a refused webhook. */
+  redaction?: RedactionOptions
 }
 
 /** The transport and logging of the app: TLS material and options, the process's logger. */

@@ -163,6 +163,7 @@ async function createApp(
       incidents: storage.incidents,
       version,
       rateLimits: config.rateLimits,
+      redaction: config.redaction,
     },
     {
       // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.

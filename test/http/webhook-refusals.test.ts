@@ -88,3 +88,26 @@ describe('a refused webhook', () => {
     expect(log.lines.some((l) => l.reqId === 'refusal-token' && /^refused a webhook/.test(l.msg))).toBe(false)
   })
 })
+
+describe("a refused webhook, with the operator's redaction options", () => {
+  const log = capturedLog()
+  let t: TestService
+  beforeAll(async () => {
+    t = await build({ DIAG_LOG_LEVEL: 'info', DIAG_REDACT_EMAILS: 'on' }, { logger: log.logger })
+  })
+  afterAll(() => t.close())
+
+  it('masks in the logged labels and group key what DIAG_REDACT_* masks in stored alerts', async () => {
+    const unlabelled = alert({ id: 'r-mail' }, { owner: 'jane.doe@example.com' }) as { labels: Record<string, string> }
+    delete (unlabelled.labels as Partial<Record<string, string>>).severity
+    const payload = webhook([unlabelled], { groupKey: '{}:{owner="jane.doe@example.com"}' })
+    const res = await t.call('POST', path, { json: payload, headers: { 'x-request-id': 'refusal-redacted-email' } })
+    expect(res.status).toBe(400)
+    const line = await log.waitFor(
+      (l) => l.reqId === 'refusal-redacted-email' && /^refused a webhook/.test(l.msg),
+      'the refusal line',
+    )
+    expect(line.labels).toHaveProperty('owner')
+    expect(JSON.stringify(line)).not.toContain('jane.doe@example.com')
+  })
+})

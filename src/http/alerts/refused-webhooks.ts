@@ -2,6 +2,7 @@ import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { toDetails } from '../../ajv.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { WebhookRefusalReason } from '../../metrics.js'
 import { toAppError } from '../error-handler.js'
 
@@ -20,12 +21,12 @@ const maxLabels = 32
 const maxValueChars = 256
 const clip = (text: string, max = maxValueChars) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
-function loggedLabels(labels: unknown): Record<string, string> | undefined {
+function loggedLabels(labels: unknown, redaction: RedactionOptions): Record<string, string> | undefined {
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return undefined
   const entries = Object.entries(labels)
     .slice(0, maxLabels)
     .map(([name, value]) => [clip(name), clip(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))])
-  return redactAlert({ labels: Object.fromEntries(entries) as Record<string, string> }).labels
+  return redactAlert({ labels: Object.fromEntries(entries) as Record<string, string> }, redaction).labels
 }
 
 /** The error that says most: a missing label first, since that is what a route can prevent. */
@@ -45,7 +46,11 @@ const parseReasons: Record<string, WebhookRefusalReason> = {
 }
 
 /** What to log and count for an error answer of the webhook; undefined when it was not a refused body. */
-export function refusalOf(error: FastifyError, request: FastifyRequest): Refusal | undefined {
+export function refusalOf(
+  error: FastifyError,
+  request: FastifyRequest,
+  redaction: RedactionOptions = {},
+): Refusal | undefined {
   const answer = toAppError(error, request)
   if (![400, 413, 415].includes(answer.statusCode)) return undefined
   const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
@@ -54,7 +59,7 @@ export function refusalOf(error: FastifyError, request: FastifyRequest): Refusal
   >
   const fields: Record<string, unknown> = { status: answer.statusCode }
   if (typeof body.receiver === 'string') fields.receiver = clip(body.receiver)
-  if (typeof body.groupKey === 'string') fields.groupKey = clip(redactGroupKey(body.groupKey), 1024)
+  if (typeof body.groupKey === 'string') fields.groupKey = clip(redactGroupKey(body.groupKey, redaction), 1024)
   if (error.validation) {
     const first = firstError(error.validation as ErrorObject[])
     const at = /^\/alerts\/(\d+)(\/labels)?/.exec(first?.instancePath ?? '')
@@ -62,7 +67,7 @@ export function refusalOf(error: FastifyError, request: FastifyRequest): Refusal
       const index = Number(at[1])
       fields.alertIndex = index
       const alerts = Array.isArray(body.alerts) ? body.alerts : []
-      const labels = loggedLabels((alerts[index] as { labels?: unknown } | undefined)?.labels)
+      const labels = loggedLabels((alerts[index] as { labels?: unknown } | undefined)?.labels, redaction)
       if (labels) fields.labels = labels
     }
     fields.errors = toDetails(error.validation as ErrorObject[], 5)

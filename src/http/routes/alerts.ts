@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createAjv, loadSchema, requestValidation } from '../../ajv.js'
 import { errors } from '../../errors.js'
+import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Metrics } from '../../metrics.js'
 import type { IngestStore } from '../../store/ingest-port.js'
 import { fingerprintMismatches, type WebhookPayload } from '../alerts/alert-events.js'
@@ -42,6 +43,8 @@ const accepted = {
 export interface AlertRoutesDeps {
   writer: Pick<IngestStore, 'submit'>
   metrics: Pick<Metrics, 'alertsReceived' | 'alertTransitions' | 'fingerprintMismatches' | 'webhooksRefused'>
+  /** The operator's redaction options (DIAG_REDACT_*), applied to what a refusal logs. */
+  redaction?: RedactionOptions
 }
 
 export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
@@ -69,7 +72,7 @@ export async function alertRoutes(app: FastifyInstance, deps: AlertRoutesDeps) {
     validatorCompiler: ({ schema }) => repeats.validator(ajv.compile(schema)),
     // Alertmanager drops a refused group for good: say here which alert, and why.
     onError: async (request, _reply, error) => {
-      const refusal = refusalOf(error, request)
+      const refusal = refusalOf(error, request, deps.redaction)
       if (!refusal) return
       deps.metrics.webhooksRefused.inc({ reason: refusal.reason })
       request.log.warn({ ...refusal.fields, reason: refusal.reason }, `refused a webhook: ${refusal.reason}`)
