@@ -71,10 +71,10 @@ export async function startService(config: Config, logger = createLogger(config.
   // Tokens first: a bad token file stops the start before any key is generated.
   const tokens = loadTokens(config, announce)
   const tls = await loadTls(config, announce, (line) => logger.warn(line))
-  // A TLS file that cannot be read stops the start here (78), before any database is made.
-  readTlsMaterial(tls.files)
+  // Read once, here: a TLS file that cannot be read stops the start (78) before any database is made.
+  const material = readTlsMaterial(tls.files)
   // Read at scrape time by diagnostic_tls_certificate_expires_in_seconds and diagnostic_api_token_expires_in_seconds.
-  const expiries = credentialExpiries(tokens, tls.files.certFile)
+  const expiries = credentialExpiries(tokens, material.cert)
   // Shipped rule files are trusted as shipped, so they must be the shipped bytes (D29).
   verifyShippedRules()
   // An upgrade's migrations are said even when the log is set to warn.
@@ -98,7 +98,7 @@ export async function startService(config: Config, logger = createLogger(config.
     redaction: config.redaction,
     onQueued: () => worker?.kick(),
   })
-  const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, tls.files, logger)
+  const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, material, logger)
   storage.useLog(app.log)
   const background = createBackground(config, storage, rules, app.log)
   // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
@@ -149,10 +149,9 @@ async function createApp(
   tokens: TokenVerifier,
   writer: IngestStore,
   rules: RulesService,
-  tlsFiles: Parameters<typeof readTlsMaterial>[0],
+  material: ReturnType<typeof readTlsMaterial>,
   logger: Logger,
 ): Promise<FastifyInstance> {
-  const material = readTlsMaterial(tlsFiles)
   const app = await buildApp(
     {
       readiness: storage.readiness,

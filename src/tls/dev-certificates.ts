@@ -109,7 +109,7 @@ export function readTlsMaterial(files: { certFile: string; keyFile: string; clie
 }
 
 /** A file an operator named: one that cannot be read is a fault of the configuration (exit 78), named. */
-export function readConfigured(variable: string, file: string): Buffer {
+function readConfigured(variable: string, file: string): Buffer {
   try {
     return readFileSync(file)
   } catch (error) {
