@@ -257,13 +257,7 @@ export class PgEventWriter implements IngestStore {
         if (queued > 0) this.options.onQueued?.()
         return
       } catch (error) {
-        const code = (error as { code?: string }).code
-        if (attempt < maxTries && code !== undefined && retried.has(code)) {
-          this.options.retries?.inc({ code })
-          // A little apart, at random: the transactions that collided do not collide again at once.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
-          continue
-        }
+        if (await this.runAgain(error, attempt)) continue
         // One request's data may be at fault: each alone, so that it fails alone.
         if (batch.length > 1 && isStatementFault(error)) {
           await Promise.all(batch.map((pending) => this.runBatch([pending])))
@@ -317,6 +311,19 @@ export class PgEventWriter implements IngestStore {
       }
     }
     return known.filter((pending) => !answered.has(pending))
+  }
+
+  /**
+   * Whether a transaction that failed with `error` on its `attempt` is run again: it lost a
+   * race (`retried`) and has tries left. Counted, and after a pause a little apart, at
+   * random, so that the transactions that collided do not collide again at once.
+   */
+  private async runAgain(error: unknown, attempt: number): Promise<boolean> {
+    const code = (error as { code?: string }).code
+    if (attempt >= maxTries || code === undefined || !retried.has(code)) return false
+    this.options.retries?.inc({ code })
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+    return true
   }
 
   /** One transaction of two round trips for the whole batch (see the class). */
@@ -438,10 +445,7 @@ export class PgEventWriter implements IngestStore {
           if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
           return outcome
         } catch (error) {
-          const code = (error as { code?: string }).code
-          if (attempt >= maxTries || code === undefined || !retried.has(code)) throw error
-          this.options.retries?.inc({ code })
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+          if (!(await this.runAgain(error, attempt))) throw error
         }
       }
     } catch (error) {
