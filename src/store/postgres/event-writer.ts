@@ -263,8 +263,7 @@ export class PgEventWriter implements IngestStore {
           await Promise.all(batch.map((pending) => this.runBatch([pending])))
           return
         }
-        this.options.health?.failed('ingest', error)
-        const failure = error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+        const failure = this.storageFault(error)
         for (const pending of batch) pending.reject(failure)
         return
       }
@@ -304,13 +303,18 @@ export class PgEventWriter implements IngestStore {
       // A fault of the database fails them now, within the one time-out (a write batch
       // would wait for it again); any other goes on to the transaction, which decides.
       if (!isStatementFault(error)) {
-        this.options.health?.failed('ingest', error)
-        const failure = new StoreError('ingest request', { cause: error })
+        const failure = this.storageFault(error)
         for (const pending of known) if (!answered.has(pending)) pending.reject(failure)
         return []
       }
     }
     return known.filter((pending) => !answered.has(pending))
+  }
+
+  /** A request that cannot be stored: told to the storage health, and a StoreError (the webhook's 503). */
+  private storageFault(error: unknown): StoreError {
+    this.options.health?.failed('ingest', error)
+    return error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
   }
 
   /**
@@ -449,8 +453,7 @@ export class PgEventWriter implements IngestStore {
         }
       }
     } catch (error) {
-      this.options.health?.failed('ingest', error)
-      throw error instanceof StoreError ? error : new StoreError('ingest request', { cause: error })
+      throw this.storageFault(error)
     }
   }
 
