@@ -3,7 +3,8 @@
 # missing ones when it can (root with apt-get); otherwise fails naming them.
 set -euo pipefail
 declare -A packages=([promtool]=prometheus [prometheus-alertmanager]=prometheus-alertmanager [mkfifo]=coreutils
-  [prometheus-blackbox-exporter]=prometheus-blackbox-exporter [javac]=openjdk-17-jdk-headless)
+  [prometheus-blackbox-exporter]=prometheus-blackbox-exporter [javac]=openjdk-17-jdk-headless
+  [chromium]=chromium)
 missing=()
 for binary in "${!packages[@]}"; do
   command -v "$binary" >/dev/null 2>&1 || missing+=("${packages[$binary]}")
