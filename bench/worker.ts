@@ -13,6 +13,9 @@ import { readLogTail } from '../src/evidence/log-tail.js'
 import { packageRoot } from '../src/paths.js'
 import { lastLinesFolded } from '../src/text/frame-folding.js'
 import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
+import { analysisStages } from './analysis-stages.js'
+import { memoryLines, probedThreads } from './memory-breakdown.js'
+import { profileStages, stageLines, threadCpu, threadCpuLines } from './profile-stages.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
 // A long-running service is warm: the first alerts after a start also pay for the JIT
@@ -22,6 +25,11 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 100)
 const instances = 20
 const senders = 16
 const token = 'bench-worker-token-00001'
+// BENCH_PROFILE=1: the service runs with --cpu-prof and a memory probe in every thread, and the
+// benchmark prints where each event's time and the RSS went (docs/performance.md).
+const profiling = process.env.BENCH_PROFILE === '1'
+/** The monotonic clock in microseconds, as V8's CPU profiles count time. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 
 function writeWorkspace(dir: string): string {
   mkdirSync(join(dir, 'logs'))
@@ -259,6 +267,13 @@ async function main() {
     const inventory = writeWorkspace(work)
     // BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+    const profileDir = join(work, 'profile')
+    const memoryDir = join(work, 'memory')
+    if (profiling) {
+      mkdirSync(memoryDir)
+      const probe = join(packageRoot, 'dist', 'bench', 'memory-probe.cjs')
+      nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--require', probe)
+    }
     child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
       env: {
         ...process.env,
@@ -270,6 +285,7 @@ async function main() {
         DIAG_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
         DIAG_RATE_LIMIT_PER_MINUTE: '0',
         DIAG_LOG_LEVEL: 'warn',
+        ...(profiling ? { BENCH_MEMORY_DIR: memoryDir } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
@@ -289,6 +305,8 @@ async function main() {
       let next = first
       let rejected = 0
       const started = performance.now()
+      const fromUs = monotonicUs()
+      const threadsBefore = profiling ? threadCpu(child?.pid as number) : new Map<number, number>()
       const serviceCpuStart = cpuSeconds(child?.pid)
       const benchCpuStart = process.cpuUsage()
       const sender = async () => {
@@ -310,6 +328,8 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, 20))
       const benchCpu = process.cpuUsage(benchCpuStart)
       return {
+        window: { fromUs, toUs: monotonicUs() },
+        threads: { before: threadsBefore, after: profiling ? threadCpu(child?.pid as number) : threadsBefore },
         seconds: (Math.max(...delivered.values()) - started) / 1000,
         rejected,
         serviceCpu: cpuSeconds(child?.pid) - serviceCpuStart,
@@ -319,8 +339,12 @@ async function main() {
     const cold = await storm(0, warmup)
     const calibrationBefore = calibrate()
     const warm = await storm(warmup, alerts)
+    // The probe writes four times a second: its last figures are of the service idle after the storm.
+    if (profiling) await new Promise((resolve) => setTimeout(resolve, 600))
+    const memory = profiling ? memoryLines(child.pid as number, memoryDir) : []
     const calibrationAfter = calibrate()
     const folding = await foldingCost(work)
+    const stages = profiling ? await analysisStages(join(work, 'logs', 'bench-00.log'), [work]) : []
     const unit = (calibrationBefore + calibrationAfter) / 2
 
     // Latency per alert: its event id (in the mail) maps to its bench_id label in the store.
@@ -362,6 +386,21 @@ async function main() {
       out(
         `cold start            ${(warmup / cold.seconds).toFixed(1)} events/s, service CPU / event ${perEvent(cold.serviceCpu, warmup)} ms (first ${warmup} alerts)`,
       )
+    if (profiling) {
+      out("\none event's analysis by stage, CPU time in this process while the service is idle (lowest of 3 rounds):")
+      for (const line of stages) out(`  ${line}`)
+      out('\nCPU time of the service by thread during the measured storm (/proc/<pid>/task/*/stat):')
+      for (const line of threadCpuLines(warm.threads.before, warm.threads.after, probedThreads(memoryDir), alerts))
+        out(line)
+      out('\nmemory of the service after the storm, idle (per isolate, from its own V8):')
+      for (const line of memory) out(line)
+      // The profiles are written when the service exits.
+      const exited = new Promise((resolve) => child?.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+      out('\nwhere the time of the measured storm went, by thread and stage (node --cpu-prof, sampled):')
+      for (const line of stageLines(profileStages(profileDir, warm.window.fromUs, warm.window.toUs), alerts)) out(line)
+    }
   } finally {
     agent.destroy()
     child?.kill('SIGTERM')
