@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { type Almanac, Engine, type Event } from 'json-rules-engine'
+import type { Almanac, Event } from 'json-rules-engine'
 import type { ExceptionRecord } from '../text/exceptions/records.js'
 import { type Excerpt, excerptOfText } from '../text/excerpt.js'
 import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
@@ -27,6 +27,8 @@ import { contradicts, exceptionLine } from './exception-findings.js'
 import { type ExceptionTaxonomy, loadExceptionTaxonomy } from './exception-taxonomy.js'
 import { engineFacts } from './facts.js'
 import { byRank, type Ranked } from './ranking.js'
+import { presentAtoms } from './rule-selection.js'
+import { SelectiveEngine } from './selective-engine.js'
 import type { BuiltinRule, CatalogueRule, CustomRule, Evidence, LogMatches } from './types.js'
 
 export interface Finding {
@@ -53,7 +55,7 @@ export interface Diagnosis {
   primary: Finding
   /** Every finding, ranked (docs/design.md, "Ranking"): the primary first. */
   matches: Finding[]
-  /** Every rule evaluated and whether it matched, in catalogue order. */
+  /** Every rule of the catalogue and whether it matched, in catalogue order. */
   trace: Array<{ id: string | number; branch: string; matched: boolean }>
   catalogue: {
     builtinVersions: Record<Family, string>
@@ -101,14 +103,15 @@ const findingsSoFar = (almanac: Almanac) =>
  * at the lowest priority that match when nothing else did, and findings rank by their
  * rules' priorities. Log patterns enter through the `log` fact, which the shared scanner
  * (PatternIndex) computes, once per run, from the excerpt, unless the evidence brings what
- * the scanner already found while the excerpt was read and redacted.
+ * the scanner already found while the excerpt was read and redacted. A run evaluates only
+ * the rules that can be true for its facts (SelectiveEngine): the others are false.
  *
  * json-rules-engine keeps the state of a run on the instance, so runs are serialised.
  */
 export class DiagnosisEngine {
   /** Tells this instance from others in a report's provenance. */
   readonly instance = randomUUID()
-  private readonly engine: Engine
+  private readonly engine: SelectiveEngine
   /** Catalogue order: built-ins as loaded, then custom rules as registered. */
   private readonly rules: CatalogueRule[] = []
   private readonly byName = new Map<string, CatalogueRule>()
@@ -128,11 +131,16 @@ export class DiagnosisEngine {
     builtins: readonly BuiltinRule[],
     readonly builtinVersions: Record<Family, string>,
     custom: readonly CustomRule[] = [],
+    /** Every rule runs on every event: the reference the selection is held equal to (tests, bench:rules). */
+    private readonly everyRule = false,
   ) {
-    this.engine = new Engine([], { allowUndefinedFacts: true, pathResolver })
+    this.engine = new SelectiveEngine({ allowUndefinedFacts: true, pathResolver })
     this.engine.addOperator<unknown, unknown>(matchesOperator, matches)
     this.engine.addOperator<unknown, unknown>(repeatedOperator, matchesRepeatedly)
-    this.engine.setCondition(corroborationCondition, corroboratingEvidence() as Parameters<Engine['setCondition']>[1])
+    this.engine.setCondition(
+      corroborationCondition,
+      corroboratingEvidence() as Parameters<SelectiveEngine['setCondition']>[1],
+    )
     // Given text, the scanner and the exception reader share one encoding of its window.
     this.engine.addFact<Promise<Excerpt | null>>(textExcerptFact, async (_params, almanac) =>
       windowOf((await almanac.factValue<string | undefined>('logText')) ?? ''),
@@ -211,7 +219,7 @@ export class DiagnosisEngine {
     return marked.index.scanRewriting(raw, rewrite)
   }
 
-  /** Every rule run on the evidence; the findings ranked by their rules' priorities. */
+  /** The rules that can be true for the evidence run on it; the findings ranked by their rules' priorities. */
   diagnose(evidence: Evidence): Promise<Diagnosis> {
     const run = this.running.then(() => this.runOnce(evidence))
     this.running = run.catch(() => undefined)
@@ -219,7 +227,7 @@ export class DiagnosisEngine {
   }
 
   private async runOnce(evidence: Evidence): Promise<Diagnosis> {
-    const { results, almanac } = await this.engine.run(engineFacts(evidence))
+    const { results, almanac } = await this.engine.runSelected(engineFacts(evidence), presentAtoms, this.everyRule)
     const log = await almanac.factValue<LogMatches>(logFact)
     const records = await almanac.factValue<ExceptionRecord[]>(exceptionsFact)
     const summary = await summaryOf(almanac)
