@@ -9,6 +9,7 @@ import { createLogger, type Logger, lifecycleLog } from './logging.js'
 import type { Metrics } from './metrics.js'
 import { packageRoot } from './paths.js'
 import type { Readiness } from './readiness.js'
+import { OffThreadCost } from './rules/off-thread-cost.js'
 import { PatternSafety } from './rules/pattern-safety.js'
 import { RulesService } from './rules/rules-service.js'
 import { verifyShippedRules } from './rules/shipped-rules.js'
@@ -84,9 +85,11 @@ export async function startService(config: Config, logger = createLogger(config.
     : openSqliteStorage(config.dataDir, version, config.leaseMs, migrationLog)
   storage.metrics.credentials.expiries = () => expiries
   storage.metrics.queueCapacity.set(config.queueCapacity)
+  // With analysis threads (dist/), a pattern's cost is measured off the event loop too.
+  const costs = config.analysisThreads > 0 ? new OffThreadCost() : null
   const rules = new RulesService(
     await storage.rules(),
-    new PatternSafety(),
+    costs ? new PatternSafety(undefined, costs.measure) : new PatternSafety(),
     undefined,
     undefined,
     config.maxCustomRules,

@@ -1,5 +1,7 @@
 import { check, type Diagnostics } from 'recheck'
 import type { Pattern } from '../text/pattern.js'
+import { provenLinear } from './linear-patterns.js'
+import type { CostMeasure } from './off-thread-cost.js'
 import { patternCostBudget, worstScanCpuMs } from './pattern-cost.js'
 
 /**
@@ -81,6 +83,8 @@ export class PatternSafety {
 
   constructor(
     private readonly options: { timeoutMs: number; cacheSize: number } = { timeoutMs: 3000, cacheSize: 2000 },
+    /** Where the cost is measured: on this thread, or off the event loop (off-thread-cost.ts). */
+    private readonly measure: CostMeasure = worstScanCpuMs,
   ) {}
 
   verdict(pattern: Pattern): Promise<SafetyVerdict> {
@@ -105,6 +109,28 @@ export class PatternSafety {
   private async analyse(source: string, flags: string): Promise<SafetyVerdict> {
     const nested = findNestedQuantifier(source)
     if (nested) return { safe: false, reason: `nested quantifier ${nested}: catastrophic backtracking` }
+    // A flat expression proven linear here needs no proof from recheck (linear-patterns.ts).
+    const proof = provenLinear(source, flags) ? null : await this.recheck(source, flags)
+    if (proof) return proof
+    let ms: number
+    try {
+      ms = await this.measure(source, flags)
+    } catch (error) {
+      // Nothing was learnt about the pattern: like a proof that did not finish, no refusal.
+      const why = error instanceof Error ? error.message : String(error)
+      return { safe: false, undecided: true, reason: `its cost could not be measured (${why}); try again` }
+    }
+    const { maxCpuMs, textBytes } = patternCostBudget
+    return ms <= maxCpuMs
+      ? { safe: true }
+      : {
+          safe: false,
+          reason: `scanning ${textBytes / 1024} KiB of text built to be slow for it takes ${Math.round(ms)} ms of CPU time (the budget is ${maxCpuMs} ms)`,
+        }
+  }
+
+  /** recheck's verdict when it refuses or cannot decide; null when it found the expression safe. */
+  private async recheck(source: string, flags: string): Promise<SafetyVerdict | null> {
     const undecided = (why: string): SafetyVerdict => ({
       safe: false,
       undecided: true,
@@ -127,14 +153,7 @@ export class PatternSafety {
       if (error.kind === 'cancel') return undecided('was cancelled')
       return { safe: false, reason: `recheck cannot analyse it (${error.kind}: ${error.message})` }
     }
-    const ms = worstScanCpuMs(source, flags)
-    const { maxCpuMs, textBytes } = patternCostBudget
-    return ms <= maxCpuMs
-      ? { safe: true }
-      : {
-          safe: false,
-          reason: `scanning ${textBytes / 1024} KiB of text built to be slow for it takes ${Math.round(ms)} ms of CPU time (the budget is ${maxCpuMs} ms)`,
-        }
+    return null
   }
 }
 
