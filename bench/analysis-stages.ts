@@ -44,9 +44,9 @@ export async function analysisStages(file: string, roots: readonly string[]): Pr
   const read = () => collectTailsForRedaction([file], roots, undefined, prepare)
   const { bytes } = read()
   const scan = () => engine.scanRewriting(bytes, markers, rewrite)
-  const { excerpt, matches } = scan()
+  const { excerpt, matches, wordLines } = scan()
   const redacted = excerpt.bytes
-  const exceptions = exceptionsOf(excerptOf(redacted))
+  const exceptions = exceptionsOf(excerptOf(redacted), undefined, wordLines)
   const result = await analysis.analyzeLogs([file], roots)
   const alert = { alertname: 'AppServerHealthCheckFailing', instance: 'bench-00', severity: 'critical' }
   const evidence = { ...emptyEvidence(alert), available: true, log: { matches, exceptions }, gc: result.gc }
@@ -54,11 +54,11 @@ export async function analysisStages(file: string, roots: readonly string[]): Pr
   const crossing = (value: unknown) => () => deserialize(serialize(value))
   const stages: Array<[string, () => unknown]> = [
     ['read the tail (512 KiB, folding)', read],
-    ['redact and scan, one pass (record join included)', scan],
+    ['redact and scan, one pass (record join, the reader’s candidate lines)', scan],
     ['  the redaction markers alone, same pass', () => redaction.index.scanRewriting(bytes, rewrite)],
-    ['exception reader', () => exceptionsOf(excerptOf(redacted))],
-    ['  its candidate pass alone', () => candidateLines(redacted)],
-    ['  decoding the excerpt for it', () => redacted.toString('utf8')],
+    ['exception reader, on the lines the scan noted', () => exceptionsOf(excerptOf(redacted), undefined, wordLines)],
+    ['  a candidate pass of its own (when the scan noted none)', () => candidateLines(redacted)],
+    ['  decoding the whole excerpt, as it did before', () => redacted.toString('utf8')],
     ['GC log summary', () => summarizeGc(excerptOf(redacted))],
     ['the whole analysis (read to exceptions)', () => analysis.analyzeLogs([file], roots)],
     ['its result crossing to the main thread (structured clone)', crossing(result)],
@@ -67,7 +67,7 @@ export async function analysisStages(file: string, roots: readonly string[]): Pr
   ]
   const lines: string[] = []
   for (const [name, work] of stages) {
-    lines.push(`${name.padEnd(60)}${(await cpuMsPerRun(work)).toFixed(3).padStart(8)} ms`)
+    lines.push(`${name.padEnd(72)}${(await cpuMsPerRun(work)).toFixed(3).padStart(8)} ms`)
   }
   return lines
 }

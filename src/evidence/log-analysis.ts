@@ -9,13 +9,14 @@ import type { RedactionOptions } from './redaction-options.js'
 
 /**
  * Redacts and matches raw tails in one pass: the lines holding a secret marker are
- * rewritten with the redaction's rewriter, the rules match the result (PatternIndex.scanRewriting).
+ * rewritten with the redaction's rewriter, the rules match the result (PatternIndex.scanRewriting),
+ * and the lines the exception reader will read are noted (`wordLines`, when known).
  */
 export type LogMatcher = (
   raw: Buffer,
   markers: readonly string[],
   rewrite: LineRewriter,
-) => { excerpt: Excerpt; matches: Map<string, PatternMatch> }
+) => { excerpt: Excerpt; matches: Map<string, PatternMatch>; wordLines?: number[] | undefined }
 
 /**
  * What the worker needs from an instance's logs: small, so that it can cross from an
@@ -54,8 +55,9 @@ export function analyzeLogs(
       exceptions: [],
     }
   }
-  const { excerpt, matches } = match(tails.bytes, markers, rewrite)
-  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches, exceptions: exceptionsOf(excerpt) }
+  const { excerpt, matches, wordLines } = match(tails.bytes, markers, rewrite)
+  const exceptions = exceptionsOf(excerpt, undefined, wordLines)
+  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches, exceptions }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Almanac, Event } from 'json-rules-engine'
+import { candidateWords } from '../text/exceptions/candidates.js'
 import type { ExceptionRecord } from '../text/exceptions/records.js'
 import { type Excerpt, excerptOfText } from '../text/excerpt.js'
 import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource } from '../text/pattern-index.js'
@@ -213,7 +214,11 @@ export class DiagnosisEngine {
     let marked = this.markedIndexes.get(markers)
     // Built again when a rule was added since.
     if (!marked || marked.patterns !== this.sources.length) {
-      marked = { patterns: this.sources.length, index: PatternIndex.fromSources(this.sources, markers) }
+      // The exception reader's candidate lines are noted in the same pass (its words are line words).
+      marked = {
+        patterns: this.sources.length,
+        index: PatternIndex.fromSources(this.sources, markers, candidateWords),
+      }
       this.markedIndexes.set(markers, marked)
     }
     return marked.index.scanRewriting(raw, rewrite)

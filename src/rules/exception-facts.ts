@@ -167,8 +167,13 @@ export function summarizeExceptions(
 export function exceptionsOf(
   excerpt: Excerpt,
   taxonomy: ExceptionTaxonomy = loadExceptionTaxonomy(),
+  /** The lines holding a candidate word, when the scan already noted them (read-exceptions.ts). */
+  candidateLines?: readonly number[],
 ): ExceptionRecord[] {
-  return readExceptions(excerpt, { componentPrefixes: taxonomy.componentPrefixes })
+  return readExceptions(excerpt, {
+    componentPrefixes: taxonomy.componentPrefixes,
+    ...(candidateLines ? { candidateLines } : {}),
+  })
 }
 
 /**

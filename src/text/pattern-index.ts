@@ -53,6 +53,14 @@ export interface LineRewriter {
 /** A marked line's end, as `linesAfter` sees it. */
 const lineEndBytes = 256
 
+/** What scanRewriting finds: the rewritten excerpt, the rules' matches, and the lines holding a line word. */
+export interface RewritingScan {
+  excerpt: Excerpt
+  matches: Map<string, PatternMatch>
+  /** The 1-based lines of the excerpt that hold one of the index's line words, ascending; undefined when unknown. */
+  wordLines: number[] | undefined
+}
+
 /** A pattern as written in a rule (`literal` or `/regex/flags`), under its key. */
 export interface PatternSource {
   key: string
@@ -79,25 +87,35 @@ export class PatternIndex {
   private readonly alwaysRun: number[] = []
   private readonly prefilters: Prefilter[] = []
 
-  static fromSources(sources: readonly PatternSource[], markers: readonly string[] = []): PatternIndex {
+  static fromSources(
+    sources: readonly PatternSource[],
+    markers: readonly string[] = [],
+    lineWords: readonly string[] = [],
+  ): PatternIndex {
     return new PatternIndex(
       sources.map(({ key, source }) => ({ key, pattern: parsePattern(source) })),
       markers,
+      lineWords,
     )
   }
 
   /** Word ids from here on are `markers` (scanRewriting), not rule words. */
   private readonly markerBase: number
+  /** Word ids from here on are `lineWords`: the lines holding one are noted (scanRewriting). */
+  private readonly lineWordBase: number
   /** A rule word spanning lines would defeat the line-by-line bookkeeping of scanRewriting. */
   private readonly multiLineWords: boolean
 
   /**
    * `markers`: words that make a line need rewriting before it is matched (the words a
-   * secret needs, for redaction); see scanRewriting.
+   * secret needs, for redaction); see scanRewriting. `lineWords`: words (on one line, case
+   * folded) whose lines of the rewritten excerpt scanRewriting notes in the same pass (the
+   * exception reader's candidate lines, text/exceptions/candidates.ts).
    */
   constructor(
     private readonly entries: readonly PatternEntry[],
     markers: readonly string[] = [],
+    lineWords: readonly string[] = [],
   ) {
     const words: string[] = []
     entries.forEach((entry, index) => {
@@ -123,7 +141,8 @@ export class PatternIndex {
     })
     this.multiLineWords = words.some((word) => word.includes('\n'))
     this.markerBase = words.length
-    this.automaton = new AhoCorasick([...words, ...markers])
+    this.lineWordBase = words.length + markers.length
+    this.automaton = new AhoCorasick([...words, ...markers, ...lineWords])
   }
 
   /** The first matching line of every key. */
@@ -172,8 +191,11 @@ export class PatternIndex {
    * must not add or remove a line), and only they are scanned again. The result is what
    * scanExcerpt gives on the rewritten excerpt, which is returned with it.
    */
-  scanRewriting(raw: Buffer, rewrite: LineRewriter): { excerpt: Excerpt; matches: Map<string, PatternMatch> } {
+  scanRewriting(raw: Buffer, rewrite: LineRewriter): RewritingScan {
     const firstLine = new Map<string, number>() // key -> first line of a literal match
+    // Lines of the rewritten excerpt holding a line word: unmarked lines as read, rewritten ones from their second scan.
+    const wordLines = new Set<number>()
+    let lineHasWord = false
     const repeated = new Set<string>() // keys a literal matched on two lines
     const seenWords = new Set<number>()
     // Records to rewrite: from `line` to `last`, bytes `start` to `end`.
@@ -207,10 +229,12 @@ export class PatternIndex {
           else if (first !== line) repeated.add(key)
         }
         for (const id of required) seenWords.add(id)
+        if (lineHasWord) wordLines.add(line)
       }
       literals.length = 0
       required.length = 0
       lineMarked = false
+      lineHasWord = false
     }
     const hit = (bytes: Buffer, id: number, start: number, keys: string[], words: number[], firstPass: boolean) => {
       const trigger = this.triggers[id] as Trigger
@@ -234,7 +258,8 @@ export class PatternIndex {
         endLine()
         nextLine()
       }
-      if (id >= this.markerBase) lineMarked = true
+      if (id >= this.lineWordBase) lineHasWord = true
+      else if (id >= this.markerBase) lineMarked = true
       else hit(raw, id, start, literals, required, true)
       return undefined
     })
@@ -246,10 +271,11 @@ export class PatternIndex {
     }
     // Wrapped records are matched joined (scanExcerpt), which the line-by-line pass cannot do.
     const wrapped = mayHoldWrappedRecords(raw)
+    const lines = () => [...wordLines].sort((a, b) => a - b)
     if (marked.length === 0) {
       const excerpt = excerptOf(raw)
-      if (wrapped) return { excerpt, matches: this.scanExcerpt(excerpt) }
-      return { excerpt, matches: this.scanExcerptLines(raw, firstLine, repeated, seenWords) }
+      if (wrapped) return { excerpt, matches: this.scanExcerpt(excerpt), wordLines: lines() }
+      return { excerpt, matches: this.scanExcerptLines(raw, firstLine, repeated, seenWords), wordLines: lines() }
     }
 
     const parts: Buffer[] = []
@@ -266,11 +292,12 @@ export class PatternIndex {
       let hitLine = m.line
       let newline = rewritten.indexOf(10)
       this.automaton.scan(rewritten, (id, start) => {
-        if (id >= this.markerBase) return undefined
         while (newline !== -1 && newline < start) {
           hitLine++
           newline = rewritten.indexOf(10, newline + 1)
         }
+        if (id >= this.lineWordBase) wordLines.add(hitLine)
+        if (id >= this.markerBase) return undefined
         const found = keys.length
         hit(rewritten, id, start, keys, words, false)
         if (keys.length > found) keyLines.push(hitLine)
@@ -288,9 +315,16 @@ export class PatternIndex {
     }
     parts.push(raw.subarray(copied))
     const excerpt = excerptOf(Buffer.concat(parts))
+    // A rewrite that made lines leaves the line numbers of the words unknown.
+    const noted = linesChanged ? undefined : lines()
     // A rule word over several lines, or a rewrite that made lines: match the whole again.
-    if (this.multiLineWords || linesChanged || wrapped) return { excerpt, matches: this.scanExcerpt(excerpt) }
-    return { excerpt, matches: this.scanExcerptLines(excerpt.bytes, firstLine, repeated, seenWords, excerpt) }
+    if (this.multiLineWords || linesChanged || wrapped)
+      return { excerpt, matches: this.scanExcerpt(excerpt), wordLines: noted }
+    return {
+      excerpt,
+      matches: this.scanExcerptLines(excerpt.bytes, firstLine, repeated, seenWords, excerpt),
+      wordLines: noted,
+    }
   }
 
   private scanExcerptLines(

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { redactBytes, redactLine, secretMarkers, unblockPrivateKeys } from '../../src/evidence/redact.js'
+import { candidateLines, candidateWords, lineStarts } from '../../src/text/exceptions/candidates.js'
+import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { parsePattern } from '../../src/text/pattern.js'
 import { type PatternEntry, PatternIndex } from '../../src/text/pattern-index.js'
+import { loadCorpus } from '../corpus/evaluate.js'
 import { secretCorpus } from '../fixtures/secret-corpus.js'
 import { secretNegatives, secretShapes } from '../fixtures/secret-shapes.js'
 import { random } from '../helpers/random.js'
@@ -87,5 +90,57 @@ describe('PatternIndex.scanRewriting (redaction and matching in one pass)', () =
     const growing = marked.scanRewriting(raw, (line) => `${line}\nERROR added`)
     expect(growing.excerpt.text).toBe('a token=abc here\nERROR added\nERROR one\nlast line')
     expect(growing.matches.get('p1')?.line).toBe(2)
+  })
+
+  it('notes the exception reader’s candidate lines of the redacted excerpt in the same pass, on 1,000 generated logs', () => {
+    // The reader's words as line words: the lines the reader's own pass would find, and the same records.
+    const withWords = new PatternIndex(entries, secretMarkers, candidateWords)
+    const traces = [
+      'Caused by: java.sql.SQLTransientConnectionException: HikariPool-1 - Connection is not available',
+      '2026-11-22 WARN SQL Error: 0, SQLState: 40001',
+      'connect ECONNREFUSED 10.0.0.7:5432 password=hunter2',
+      'org.springframework.jdbc.CannotGetJdbcConnectionException: Failed to obtain JDBC Connection',
+      '\tat com.zaxxer.hikari.pool.HikariPool.getConnection(HikariPool.java:181)',
+      'an Exception with token=abc in it',
+    ]
+    const next = random(20261124)
+    let noted = 0
+    for (let round = 0; round < 1000; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 12) }, () => {
+        const pool = next() < 0.4 ? traces : fragments
+        const a = pool[Math.floor(next() * pool.length)] as string
+        const b = fragments[Math.floor(next() * fragments.length)] as string
+        return next() < 0.3 ? `${a} ${b}` : a
+      })
+      const raw = unblockPrivateKeys(Buffer.from(lines.join('\n'), 'utf8'))
+      const scanned = withWords.scanRewriting(raw, redactLine)
+      const without = marked.scanRewriting(raw, redactLine)
+      expect(scanned.excerpt.text).toBe(without.excerpt.text)
+      expect(Object.fromEntries(scanned.matches)).toEqual(Object.fromEntries(without.matches))
+      if (scanned.wordLines === undefined) continue
+      noted++
+      const { bytes } = scanned.excerpt
+      expect({ round, starts: lineStarts(bytes, scanned.wordLines) }).toEqual({ round, starts: candidateLines(bytes) })
+      expect(readExceptions(scanned.excerpt, { candidateLines: scanned.wordLines })).toEqual(
+        readExceptions(scanned.excerpt),
+      )
+    }
+    expect(noted).toBeGreaterThan(900)
+  })
+
+  it('reads the same exceptions from the lines the scan noted as from its own pass, on every corpus excerpt', () => {
+    const withWords = new PatternIndex(entries, secretMarkers, candidateWords)
+    let read = 0
+    for (const { id, log } of loadCorpus()) {
+      const scanned = withWords.scanRewriting(unblockPrivateKeys(Buffer.from(log, 'utf8')), redactLine)
+      expect(scanned.wordLines, id).toBeDefined()
+      const records = readExceptions(scanned.excerpt)
+      read += records.length
+      expect({ id, records: readExceptions(scanned.excerpt, { candidateLines: scanned.wordLines }) }).toEqual({
+        id,
+        records,
+      })
+    }
+    expect(read).toBeGreaterThan(100)
   })
 })

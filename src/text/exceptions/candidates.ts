@@ -4,7 +4,8 @@ import { AhoCorasick } from '../aho-corasick.js'
 // for the words an exception or a code line needs. Case is folded, so `error` also finds
 // `ERROR` lines; the reader checks each candidate with exact-case searches.
 
-const words = [
+/** The words a line needs to be read by the exception reader (case folded). */
+export const candidateWords: readonly string[] = [
   'exception',
   'error',
   'throwable',
@@ -35,7 +36,7 @@ let automaton: AhoCorasick | undefined
 
 /** The byte offset where each line holding one of the words starts, in order (two Buffer searches a line). */
 export function candidateLines(bytes: Buffer): number[] {
-  automaton ??= new AhoCorasick(words)
+  automaton ??= new AhoCorasick(candidateWords)
   const found: number[] = []
   let lineEnd = -1 // the newline that ends the last line found
   automaton.scan(bytes, (_id, at) => {
@@ -47,4 +48,25 @@ export function candidateLines(bytes: Buffer): number[] {
     return undefined
   })
   return found
+}
+
+/**
+ * The byte offsets where the given 1-based lines (ascending) start: the candidate lines when
+ * another pass already noted which lines hold a word (PatternIndex.scanRewriting's line
+ * words), so that the reader needs no pass of its own.
+ */
+export function lineStarts(bytes: Buffer, lines: readonly number[]): number[] {
+  const starts: number[] = []
+  let line = 1
+  let start = 0
+  for (const wanted of lines) {
+    while (line < wanted) {
+      const nl = bytes.indexOf(10, start)
+      if (nl === -1) return starts
+      start = nl + 1
+      line++
+    }
+    starts.push(start)
+  }
+  return starts
 }

@@ -24,7 +24,11 @@ const maxLineChars = 16 * 1024
  * of a 512 KiB error storm, against a tenth of that here).
  */
 export class TextLines implements Lines {
-  constructor(private readonly text: string) {}
+  /** `firstLine`: the excerpt's number of the text's first line, when the text is a part of it. */
+  constructor(
+    private readonly text: string,
+    private readonly firstLine = 1,
+  ) {}
 
   at(start: number, number: number): Line {
     const nl = this.text.indexOf('\n', start)
@@ -51,7 +55,7 @@ export class TextLines implements Lines {
   locate(bytes: Buffer, byteStarts: readonly number[]): Array<{ start: number; number: number }> {
     const ascii = bytes.length === this.text.length
     const found: Array<{ start: number; number: number }> = []
-    let number = 1
+    let number = this.firstLine
     let counted = 0 // characters before this offset have had their newlines counted
     let byte = 0
     let char = 0

@@ -1,5 +1,5 @@
 import type { Excerpt } from '../excerpt.js'
-import { candidateLines } from './candidates.js'
+import { candidateLines, lineStarts } from './candidates.js'
 import { lineCodes } from './codes.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
 import { levelOf } from './levels.js'
@@ -18,6 +18,11 @@ export interface ReaderOptions {
    * failure it is (docs/design.md, "Ranking").
    */
   componentPrefixes?: readonly string[]
+  /**
+   * The 1-based lines that hold a candidate word, when the caller's own pass noted them
+   * (candidates.ts: `candidateWords`); otherwise the reader finds them with a pass of its own.
+   */
+  candidateLines?: readonly number[]
 }
 
 /**
@@ -27,17 +32,40 @@ export interface ReaderOptions {
  * layouts. Linear: one automaton pass finds the candidate lines, each trace is walked once.
  */
 export function readExceptions(excerpt: Excerpt, options: ReaderOptions = {}): ExceptionRecord[] {
-  const candidates = candidateLines(excerpt.bytes)
+  const known = options.candidateLines
+  const candidates = known ? lineStarts(excerpt.bytes, known) : candidateLines(excerpt.bytes)
   // Most excerpts hold no candidate: their text is never decoded.
   if (candidates.length === 0) return []
   const reader = new Reader(options)
-  const lines = new TextLines(excerpt.text)
+  const { lines, bytes, starts } = known ? fromLineBefore(excerpt, known, candidates) : wholeText(excerpt, candidates)
   let after = -1
-  for (const { start, number } of lines.locate(excerpt.bytes, candidates)) {
+  for (const { start, number } of lines.locate(bytes, starts)) {
     if (start <= after) continue
     after = reader.readAt(lines.at(start, number), lines).start
   }
   return reader.records()
+}
+
+const wholeText = (excerpt: Excerpt, candidates: number[]) => ({
+  lines: new TextLines(excerpt.text),
+  bytes: excerpt.bytes,
+  starts: candidates,
+})
+
+/**
+ * The text from the line before the first candidate (the reader reads a record's lines and
+ * the one line above it, never further up), decoded alone: when an excerpt's exceptions are
+ * near its end, as an alert's usually are, most of it is never decoded.
+ */
+function fromLineBefore(excerpt: Excerpt, lines: readonly number[], candidates: number[]) {
+  const first = Math.max(1, (lines[0] as number) - 1)
+  const from = lineStarts(excerpt.bytes, [first])[0] ?? 0
+  const bytes = excerpt.bytes.subarray(from)
+  return {
+    lines: new TextLines(bytes.toString('utf8'), first),
+    bytes,
+    starts: candidates.map((start) => start - from),
+  }
 }
 
 /**
