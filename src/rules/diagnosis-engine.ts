@@ -25,6 +25,7 @@ import {
 import { addExceptionFacts, type ExceptionSummary, exceptionsOf } from './exception-facts.js'
 import { contradicts, exceptionLine } from './exception-findings.js'
 import { type ExceptionTaxonomy, loadExceptionTaxonomy } from './exception-taxonomy.js'
+import { type DiagnosisExplanation, explainRun } from './explanation.js'
 import { engineFacts } from './facts.js'
 import { byRank, type Ranked } from './ranking.js'
 import type { BuiltinRule, CatalogueRule, CustomRule, Evidence, LogMatches } from './types.js'
@@ -55,6 +56,8 @@ export interface Diagnosis {
   matches: Finding[]
   /** Every rule evaluated and whether it matched, in catalogue order. */
   trace: Array<{ id: string | number; branch: string; matched: boolean }>
+  /** Why this branch (docs/design.md): the rules that matched or almost matched, and the ranking; null when not asked for. */
+  explanation: DiagnosisExplanation | null
   catalogue: {
     builtinVersions: Record<Family, string>
     customRules: number
@@ -185,6 +188,11 @@ export class DiagnosisEngine {
     return this.scanWindow(windowOf(text))
   }
 
+  /** What the shared scanner finds in an excerpt as stored (a replay's evidence bundle). */
+  scanExcerpt(excerpt: Excerpt): LogMatches {
+    return this.scanWindow(excerpt)
+  }
+
   private scanWindow(excerpt: Excerpt | null): LogMatches {
     if (!excerpt) return new Map()
     this.plainIndex ??= PatternIndex.fromSources(this.sources)
@@ -211,20 +219,23 @@ export class DiagnosisEngine {
     return marked.index.scanRewriting(raw, rewrite)
   }
 
-  /** Every rule run on the evidence; the findings ranked by their rules' priorities. */
-  diagnose(evidence: Evidence): Promise<Diagnosis> {
-    const run = this.running.then(() => this.runOnce(evidence))
+  /**
+   * Every rule run on the evidence; the findings ranked by their rules' priorities. The
+   * explanation is built unless `explain` is false (a replay's baseline needs none).
+   */
+  diagnose(evidence: Evidence, options: { explain?: boolean } = {}): Promise<Diagnosis> {
+    const run = this.running.then(() => this.runOnce(evidence, options.explain ?? true))
     this.running = run.catch(() => undefined)
     return run
   }
 
-  private async runOnce(evidence: Evidence): Promise<Diagnosis> {
-    const { results, almanac } = await this.engine.run(engineFacts(evidence))
+  private async runOnce(evidence: Evidence, explain: boolean): Promise<Diagnosis> {
+    const { results, failureResults, almanac } = await this.engine.run(engineFacts(evidence))
     const log = await almanac.factValue<LogMatches>(logFact)
     const records = await almanac.factValue<ExceptionRecord[]>(exceptionsFact)
     const summary = await summaryOf(almanac)
     const matched = new Set(results.map((result) => this.byName.get(result.name)))
-    const ranked = results.map((result): Ranked => {
+    const entries = results.map((result) => {
       const rule = this.byName.get(result.name) as CatalogueRule
       const { classification, confidence, corroborated } = (result.event as Event).params as FindingParams
       const signature = this.signatures.get(result.name) ?? noSignature
@@ -238,11 +249,26 @@ export class DiagnosisEngine {
         logMatch: matchedLine ?? exceptionLine(signature, records, summary, this.taxonomy),
       }
       const contradicted = matchedLine !== null && contradicts(signature, matchedLine.line, records, summary)
-      return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log), contradicted }
+      const ranked: Ranked = {
+        finding,
+        priority: result.priority ?? 1,
+        depth: this.causeDepth(result.name, log),
+        contradicted,
+      }
+      return { ranked, result }
     })
-    const matches = ranked.sort(byRank).map(({ finding }) => finding)
+    entries.sort((a, b) => byRank(a.ranked, b.ranked))
+    const matches = entries.map(({ ranked }) => ranked.finding)
     const primary = matches[0]
     if (!primary) throw new Error('the rules reached no outcome: TD-07 and TD-08 must be in the catalogue')
+    const explanation = explain
+      ? explainRun({
+          ranked: entries,
+          failures: failureResults,
+          ruleOf: (name) => this.byName.get(name),
+          catalogue: this.rules,
+        })
+      : null
     return {
       primary,
       matches,
@@ -251,6 +277,7 @@ export class DiagnosisEngine {
         branch: rule.branch,
         matched: matched.has(rule),
       })),
+      explanation,
       catalogue: {
         builtinVersions: this.builtinVersions,
         customRules: this.custom,
