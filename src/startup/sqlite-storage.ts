@@ -6,6 +6,7 @@ import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
+import { sqliteEvidenceBundles } from '../store/sqlite/evidence-bundles.js'
 import { expireOccurrences } from '../store/sqlite/expiry.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
 import type { MigrationLog } from '../store/sqlite/migrate.js'
@@ -74,6 +75,7 @@ export function openSqliteStorage(
     },
     rules: async () => new RulesRepository(db, health),
     incidents: new IncidentsRepository(db),
+    bundles: sqliteEvidenceBundles(db),
     queue: batchedClaims(queue, batcher),
     queueCounts: () => {
       const depth = queue.depth()

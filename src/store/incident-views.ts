@@ -1,6 +1,8 @@
 import type { IncidentStatus } from '../incidents/lifecycle.js'
 import { takePage, textBytes } from '../page-bounds.js'
 import { boundedDiagnosis } from './incident-detail-bounds.js'
+import type { IncidentExplanation } from './incident-explanation.js'
+import type { IncidentTimeline } from './incident-timeline.js'
 
 // The incidents API's read side as both storage adapters answer it (docs/api.md,
 // "Incidents"): the same filter, the same pages, the same shapes; only the SQL differs.
@@ -173,4 +175,16 @@ export interface IncidentsReader {
     id: string,
     page?: EventPage,
   ): ReturnType<typeof detailView> | undefined | Promise<ReturnType<typeof detailView> | undefined>
+  /**
+   * Why the incident's latest diagnosis is what it is (docs/api.md, "Explanation");
+   * undefined when the incident does not exist, `null` when it has no diagnosis yet.
+   */
+  explanation(id: string): Awaitable<IncidentExplanation | null | undefined>
+  /**
+   * What happened to the incident, in time order, for one page of its events (docs/api.md,
+   * "Timeline"); undefined when the incident does not exist.
+   */
+  timeline(id: string, page?: EventPage): Awaitable<IncidentTimeline | undefined>
 }
+
+type Awaitable<T> = T | Promise<T>

@@ -250,7 +250,7 @@ export class PgEventWriter implements IngestStore {
         let queued = 0
         for (const pending of batch) this.seen.add(pending.request.alerts)
         planned.forEach(({ outcome, heard }, i) => {
-          for (const incidentId of heard) this.heard.heard(incidentId, now)
+          for (const incidentId of heard) this.heard.heard(incidentId, now, batch[i]?.request)
           if (outcome.kind === 'accepted') queued += outcome.queued
           batch[i]?.resolve(outcome)
         })
@@ -294,7 +294,7 @@ export class PgEventWriter implements IngestStore {
         for (const [i, alert] of own.entries()) {
           const t = repeats[i] as Extract<Transition, { kind: 'duplicate' }>
           events.push(await this.duplicate(this.pool, alert, t, ownStates[i] as State))
-          this.heard.heard(t.occurrence.id, now)
+          this.heard.heard(t.occurrence.id, now, pending.request)
         }
         answered.add(pending)
         pending.resolve(accepted(events, 0))
@@ -475,7 +475,7 @@ export class PgEventWriter implements IngestStore {
       const t = applied.transition
       if (t.kind === 'duplicate') {
         events.push(await this.duplicate(client, alert, t, state))
-        this.heard.heard(t.occurrence.id, now)
+        this.heard.heard(t.occurrence.id, now, request)
         continue
       }
       // D9: the capacity counts the cluster's queue, read inside the transaction.

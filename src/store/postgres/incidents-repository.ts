@@ -1,4 +1,6 @@
 import type pg from 'pg'
+import { type ExplanationRow, explanationSql, explanationView } from '../incident-explanation.js'
+import { maxDuplicateRows, type TimelineRows, timelineView } from '../incident-timeline.js'
 import {
   detailView,
   type EventPage,
@@ -41,9 +43,10 @@ export class PgIncidentsRepository implements IncidentsReader {
       },
     )
     const eventPage = takeEvents((await this.pool.query<EventRow>(query.text, query.values)).rows, page)
-    // The worker's trace (every rule evaluated) is never shown: left in the database.
+    // The worker's trace (every rule evaluated) is never shown, and the explanation and the
+    // evidence timings have reads of their own: left in the database.
     const result = await this.pool.query<{ result: string }>(
-      `SELECT (result::jsonb - 'trace')::text AS result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
+      `SELECT (result::jsonb - 'trace' - 'explanation' - 'evidenceTimings')::text AS result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
        ORDER BY created_at DESC, event_id DESC LIMIT 1`,
       [id],
     )
@@ -53,5 +56,57 @@ export class PgIncidentsRepository implements IncidentsReader {
       [eventPage.items.map((e) => e.id)],
     )
     return detailView(row, eventPage, result.rows[0]?.result, delivery.rows)
+  }
+
+  async explanation(id: string) {
+    const found = await this.pool.query('SELECT 1 FROM incidents WHERE id = $1', [id])
+    if (found.rowCount === 0) return undefined
+    const json = (name: string) => `(r.result::jsonb -> '${name}')::text`
+    const { rows } = await this.pool.query<ExplanationRow>(explanationSql(json, 'octet_length(b.bundle)', '$1'), [id])
+    return rows[0] ? explanationView(id, rows[0]) : null
+  }
+
+  /** One page of the incident's events and what each led to (incident-timeline.ts). */
+  async timeline(id: string, page: EventPage = { limit: 50 }) {
+    const found = await this.pool.query<TimelineRows['incident']>(
+      'SELECT id, opened_at, status, ended_at, closed_at FROM incidents WHERE id = $1',
+      [id],
+    )
+    const incident = found.rows[0]
+    if (!incident) return undefined
+    const query = positional(
+      `SELECT id, status, transition, received_at, principal, receiver FROM events WHERE incident_id = $id
+       ${page.after ? eventsAfter : ''} ORDER BY received_at, id LIMIT $limit`,
+      {
+        id,
+        limit: page.limit + 1,
+        ...(page.after ? { afterReceived: page.after.receivedAt, afterId: page.after.id } : {}),
+      },
+    )
+    const events = (await this.pool.query<TimelineRows['events'][number]>(query.text, query.values)).rows
+    const more = events.length > page.limit
+    if (more) events.pop()
+    const ids = [events.map((e) => e.id)]
+    const of = async <T extends Record<string, unknown>>(sql: string) =>
+      (await this.pool.query<T>(`${sql} WHERE event_id = ANY($1::text[])`, ids)).rows
+    const [queue, results, outbox, duplicates] = await Promise.all([
+      of<TimelineRows['queue'][number]>('SELECT event_id, created_at, claimed_at, attempts, status FROM queue_items'),
+      of<TimelineRows['results'][number]>(
+        `SELECT event_id, kind, created_at, (result::jsonb -> 'evidenceTimings')::text AS timings_json,
+         (result::jsonb -> 'primary')::text AS primary_json FROM results`,
+      ),
+      of<TimelineRows['outbox'][number]>(
+        'SELECT event_id, kind, status, attempts, created_at, sent_at, last_error FROM outbox',
+      ),
+      page.after
+        ? []
+        : this.pool
+            .query<TimelineRows['duplicates'][number]>(
+              'SELECT principal, receiver, duplicates, first_at, last_at FROM alert_duplicates WHERE incident_id = $1 ORDER BY first_at LIMIT $2',
+              [id, maxDuplicateRows],
+            )
+            .then((r) => r.rows),
+    ])
+    return timelineView({ incident, events, queue, results, outbox, duplicates }, more)
   }
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { queueSql } from '../../queue/queue-sql.js'
 import type { WorkerStore } from '../../worker/ports.js'
+import { bundleValues, insertBundleSql } from '../evidence-bundles.js'
 import {
   type IncidentRow,
   insertMailSql,
@@ -55,6 +56,7 @@ export function pgWorkerStore(pool: pg.Pool): WorkerStore {
             [h.branch, h.ruleName, h.category, h.classification, incidentId],
           )
         }
+        if (input.bundle) await client.query(insertBundleSql, bundleValues(eventId, incidentId, input.bundle, now))
         if (input.mail) await client.query(insertMailSql, mailValues(input.mail, now))
         if (input.lease) {
           const lease = input.lease

@@ -1,5 +1,6 @@
 import type { WorkQueue } from '../../queue/work-queue.js'
 import type { WorkerStore } from '../../worker/ports.js'
+import { bundleValues, insertBundleSql } from '../evidence-bundles.js'
 import { numbered, sqliteNumbered } from '../sql-parameters.js'
 import {
   type IncidentRow,
@@ -29,6 +30,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
       'UPDATE incidents SET branch = ?, rule_name = ?, category = ?, classification = ? WHERE id = ?',
     ),
     insertMail: db.prepare<[Record<number, unknown>]>(sqliteNumbered(insertMailSql)),
+    insertBundle: db.prepare<[Record<number, unknown>]>(sqliteNumbered(insertBundleSql)),
   }
   const commit = db.transaction((input: Parameters<WorkerStore['commit']>[0]): boolean => {
     const { eventId, incidentId, kind, now } = input
@@ -37,6 +39,7 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
       const h = input.headline
       s.headline.run(h.branch, h.ruleName, h.category, h.classification, incidentId)
     }
+    if (input.bundle) s.insertBundle.run(numbered(...bundleValues(eventId, incidentId, input.bundle, now)))
     if (input.mail) s.insertMail.run(numbered(...mailValues(input.mail, now)))
     if (input.lease) queue.complete(input.lease)
     return true
