@@ -5,7 +5,7 @@ import { toInstant } from '../../instant.js'
 import { categories } from '../../rules/types.js'
 import type { IncidentsReader } from '../../store/incident-views.js'
 import { errorResponses } from '../error-responses.js'
-import { incidentDetail, incidentList } from './incident-schemas.js'
+import { incidentDetail, incidentExplanation, incidentList, incidentTimeline } from './incident-schemas.js'
 
 interface ListQuery {
   status?: IncidentStatus
@@ -44,7 +44,10 @@ export interface IncidentRoutesDeps {
   incidents: IncidentsReader
 }
 
-/** GET /api/v1/incidents (filters, pagination) and GET /api/v1/incidents/:id. */
+/**
+ * GET /api/v1/incidents (filters, pagination), GET /api/v1/incidents/:id, and what the
+ * console shows of one: /explanation (why this branch) and /timeline (docs/api.md).
+ */
 export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesDeps) {
   app.get<{ Querystring: ListQuery }>('/api/v1/incidents', {
     config: { scope: 'read' },
@@ -100,6 +103,40 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
       if (!incident) throw errors.notFound('No incident has this id.')
       const { nextEvents, ...detail } = incident
       return { ...detail, nextEventsCursor: nextEvents ? encodeCursor(nextEvents.receivedAt, nextEvents.id) : null }
+    },
+  })
+
+  app.get<{ Params: { id: string } }>('/api/v1/incidents/:id/explanation', {
+    config: { scope: 'read' },
+    schema: { response: { 200: incidentExplanation, ...errorResponses(401, 403, 404, 429, 503) } },
+    handler: async (request) => {
+      const explained = await deps.incidents.explanation(request.params.id)
+      if (explained === undefined) throw errors.notFound('No incident has this id.')
+      if (explained === null) throw errors.notFound('This incident has no diagnosis yet.')
+      return explained
+    },
+  })
+
+  app.get<{ Params: { id: string }; Querystring: DetailQuery }>('/api/v1/incidents/:id/timeline', {
+    config: { scope: 'read' },
+    schema: {
+      // The steps of one page of the incident's events, as the detail pages them.
+      querystring: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { eventsLimit: pageLimit, eventsCursor: { type: 'string', maxLength: 200 } },
+      },
+      response: { 200: incidentTimeline, ...errorResponses(400, 401, 403, 404, 429, 503) },
+    },
+    handler: async (request) => {
+      const q = request.query
+      const timeline = await deps.incidents.timeline(request.params.id, {
+        limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
+        ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
+      })
+      if (!timeline) throw errors.notFound('No incident has this id.')
+      const { nextEvents, ...rest } = timeline
+      return { ...rest, nextEventsCursor: nextEvents ? encodeCursor(nextEvents.receivedAt, nextEvents.id) : null }
     },
   })
 }

@@ -61,7 +61,7 @@ export class PgIncidentsRepository implements IncidentsReader {
   async explanation(id: string) {
     const found = await this.pool.query('SELECT 1 FROM incidents WHERE id = $1', [id])
     if (found.rowCount === 0) return undefined
-    const json = (name: string) => `(r.result::jsonb -> '${name}')::text`
+    const json = (name: string) => `(r.result::json -> '${name}')::text`
     const { rows } = await this.pool.query<ExplanationRow>(explanationSql(json, 'octet_length(b.bundle)', '$1'), [id])
     return rows[0] ? explanationView(id, rows[0]) : null
   }
@@ -92,8 +92,8 @@ export class PgIncidentsRepository implements IncidentsReader {
     const [queue, results, outbox, duplicates] = await Promise.all([
       of<TimelineRows['queue'][number]>('SELECT event_id, created_at, claimed_at, attempts, status FROM queue_items'),
       of<TimelineRows['results'][number]>(
-        `SELECT event_id, kind, created_at, (result::jsonb -> 'evidenceTimings')::text AS timings_json,
-         (result::jsonb -> 'primary')::text AS primary_json FROM results`,
+        `SELECT event_id, kind, created_at, (result::json -> 'evidenceTimings')::text AS timings_json,
+         (result::json -> 'primary')::text AS primary_json FROM results`,
       ),
       of<TimelineRows['outbox'][number]>(
         'SELECT event_id, kind, status, attempts, created_at, sent_at, last_error FROM outbox',
