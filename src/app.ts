@@ -18,6 +18,7 @@ import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
 import { incidentRoutes } from './http/routes/incidents.js'
 import { appendOnlyGuard, ruleRoutes } from './http/routes/rules.js'
+import { type ReplayRoutesDeps, replayRoutes } from './http/routes/rules-replay.js'
 import type { Logger } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
@@ -32,6 +33,8 @@ export interface AppDeps {
   writer: Pick<IngestStore, 'submit'>
   rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
   incidents: IncidentsReader
+  /** Replay before registering (docs/design.md, "Replay"). */
+  replay: ReplayRoutesDeps['replay']
   version: string
   rateLimits: RequestRateLimits
   /** The operator's redaction options, for what the log shows of a refused webhook. */
@@ -99,6 +102,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     api.addHook('preParsing', requireToken)
     await api.register(alertRoutes, deps)
     await api.register(ruleRoutes, deps)
+    await api.register(replayRoutes, deps)
     await api.register(incidentRoutes, deps)
   })
   return app

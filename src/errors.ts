@@ -62,6 +62,8 @@ export const errors = {
     new AppError(503, 'storage_unavailable', 'The service cannot store data right now; retry later.', {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  replayBusy: (message: string, retryAfterSeconds: number) =>
+    new AppError(503, 'replay_busy', message, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   patternCheckUnavailable: (message: string, retryAfterSeconds: number) =>
     new AppError(503, 'pattern_check_unavailable', message, {
       headers: { 'retry-after': String(retryAfterSeconds) },
