@@ -2,7 +2,6 @@
 // (docs/performance.md, "Replicas on PostgreSQL"). Every figure is printed next to a
 // baseline measured in the same run: PostgreSQL's own single-row commit floor, the same
 // webhook load on SQLite, one replica beside three. It never fails on speed.
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -10,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
-import { packageRoot } from '../src/paths.js'
 import { startPostgres } from '../test/helpers/postgres.js'
+import { startBenchService } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -64,34 +63,8 @@ function post(url: string, payload: string): Promise<number> {
   })
 }
 
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-ha-'))
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      DIAG_PORT: '0',
-      DIAG_HOST: '127.0.0.1',
-      DIAG_API_TOKEN: token,
-      DIAG_LOG_LEVEL: 'warn',
-      DIAG_RATE_LIMIT_PER_MINUTE: '0',
-      DIAG_QUEUE_CAPACITY: '1000000',
-      DIAG_INVENTORY: join(packageRoot, 'examples', 'inventory.json'),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
-      if (match?.[1]) resolve(match[1])
-    })
-    child.on('exit', (code) => reject(new Error(`service exited with ${code}: ${out.slice(-2000)}`)))
-  })
-  return { child, url, dir }
-}
+const startService = (env: Record<string, string>) =>
+  startBenchService(token, env, mkdtempSync(join(tmpdir(), 'bench-ha-')))
 
 /** Requests answered 202 per second, `senders` at a time, for `seconds`; `next` makes each body. */
 async function load(url: string, next: () => string): Promise<number> {

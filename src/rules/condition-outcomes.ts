@@ -92,8 +92,17 @@ export function conditionOutcome(node: ResultNode): ConditionOutcome {
   }
 }
 
+/** A condition tree as evaluated, raw (ResultNode) or converted (ConditionOutcome). */
+export interface EvaluatedNode {
+  fact?: string
+  result?: boolean | null
+  all?: EvaluatedNode[]
+  any?: EvaluatedNode[]
+  not?: EvaluatedNode
+}
+
 /** Whether a condition that held found something, rather than the absence of something (a `not`). */
-export function heldPositively(node: ConditionOutcome): boolean {
+export function heldPositively(node: EvaluatedNode): boolean {
   if (node.result !== true || node.not) return false
   const children = node.all ?? node.any
   if (children) return children.some(heldPositively)
@@ -101,7 +110,7 @@ export function heldPositively(node: ConditionOutcome): boolean {
 }
 
 /** Whether a condition tests the `findings` fact: the fallbacks' "no other rule matched". */
-export function testsFindings(node: ConditionOutcome): boolean {
+export function testsFindings(node: EvaluatedNode): boolean {
   if (node.fact === 'findings') return true
   return [...(node.all ?? []), ...(node.any ?? []), ...(node.not ? [node.not] : [])].some(testsFindings)
 }

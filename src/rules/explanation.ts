@@ -2,6 +2,7 @@ import type { RuleResult } from 'json-rules-engine'
 import {
   type ConditionOutcome,
   conditionOutcome,
+  type EvaluatedNode,
   heldPositively,
   type ResultNode,
   testsFindings,
@@ -83,7 +84,7 @@ function ownConditions(result: RuleResult): ResultNode {
  * something (not only a `not` that held); and none tests `findings` (the fallbacks TD-07 and
  * TD-08 fail only because another rule matched). Returns the failed member's index.
  */
-export function almostMatchedMember(own: ConditionOutcome): number | null {
+export function almostMatchedMember(own: EvaluatedNode): number | null {
   const members = own.all
   if (!members || members.length < 2 || own.result !== false || testsFindings(own)) return null
   const failed = members.flatMap((member, i) => (member.result === false ? [i] : []))
@@ -131,9 +132,11 @@ function almostMatched(run: RunResults): RuleExplanation[] {
   for (const rule of run.catalogue) {
     const result = failedBy.get(rule)
     if (!result) continue
-    const own = conditionOutcome(ownConditions(result))
-    const failedMember = almostMatchedMember(own)
+    // Decided on the engine's own nodes: only a rule that almost matched is converted.
+    const raw = ownConditions(result)
+    const failedMember = almostMatchedMember(raw)
     if (failedMember === null) continue
+    const own = conditionOutcome(raw)
     almost.push({
       rule: rule.id,
       branch: rule.branch,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,47 +6,40 @@ import { decodeBundle } from '../../src/rules/bundle/evidence-bundle.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { waitFor } from '../helpers/smtp.js'
+import { bearer, writeTokensFile } from '../helpers/tokens-file.js'
 
 // What the console shows of one incident, through the HTTPS API on either storage
 // (docs/api.md, "Explanation", "Timeline"): why this branch, and what happened when; the
 // evidence bundle the diagnosis kept (docs/design.md, "Stored evidence").
 
 const tokens = {
-  peerA: 'explain-token-alertmanager-a1',
-  peerB: 'explain-token-alertmanager-b1',
-  viewer: 'explain-token-viewer-00000001',
+  'alertmanager-a': { token: 'explain-token-alertmanager-a1', scopes: ['webhook'] },
+  'alertmanager-b': { token: 'explain-token-alertmanager-b1', scopes: ['webhook'] },
+  viewer: { token: 'explain-token-viewer-00000001', scopes: ['read'] },
 }
 
 describe('an incident explains itself', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-explain-'))
   let t: TestService
   let incidentId: string
-  const as = (who: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[who]}` } })
+  const as = (who: keyof typeof tokens) => bearer(tokens[who].token)
   const firing = webhook([alert({ id: 'explained' })])
   const resolved = webhook([alert({ id: 'explained', status: 'resolved', endsAt: '2026-11-22T05:10:00.000Z' })])
 
   beforeAll(async () => {
-    const file = join(dir, 'tokens.json')
-    writeFileSync(
-      file,
-      JSON.stringify([
-        { name: 'alertmanager-a', token: tokens.peerA, scopes: ['webhook'] },
-        { name: 'alertmanager-b', token: tokens.peerB, scopes: ['webhook'] },
-        { name: 'viewer', token: tokens.viewer, scopes: ['read'] },
-      ]),
-    )
-    t = await build({ DIAG_API_TOKENS_FILE: file })
+    t = await build({ DIAG_API_TOKENS_FILE: writeTokensFile(dir, tokens) })
     const post = (who: keyof typeof tokens, body: unknown) =>
       t.call('POST', '/api/v1/alerts/alertmanager', { ...as(who), json: body })
-    expect((await post('peerA', firing)).status).toBe(202)
+    expect((await post('alertmanager-a', firing)).status).toBe(202)
     await waitFor(
       async () => (await t.rows("SELECT id FROM outbox WHERE status = 'sent'")).length === 1,
       20_000,
       'the diagnosis mailed',
     )
     // The HA peer repeats it twice, the first peer once: duplicates, answered without a write.
-    for (const who of ['peerB', 'peerB', 'peerA'] as const) expect((await post(who, firing)).json().duplicates).toBe(1)
-    expect((await post('peerA', resolved)).status).toBe(202)
+    for (const who of ['alertmanager-b', 'alertmanager-b', 'alertmanager-a'] as const)
+      expect((await post(who, firing)).json().duplicates).toBe(1)
+    expect((await post('alertmanager-a', resolved)).status).toBe(202)
     await waitFor(
       async () => (await t.rows("SELECT id FROM outbox WHERE status = 'sent'")).length === 2,
       20_000,
@@ -137,7 +130,7 @@ describe('an incident explains itself', () => {
         error: 'not_found',
         message: 'No incident has this id.',
       })
-      const refused = await t.call('GET', `/api/v1/incidents/${incidentId}/${sub}`, as('peerA'))
+      const refused = await t.call('GET', `/api/v1/incidents/${incidentId}/${sub}`, as('alertmanager-a'))
       expect(refused.status).toBe(403)
       expect(refused.json().error).toBe('forbidden')
     }

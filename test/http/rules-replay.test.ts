@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,6 +7,7 @@ import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { validRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
+import { bearer, writeTokensFile } from '../helpers/tokens-file.js'
 
 // Replay before registering (docs/design.md, "Replay"; docs/api.md, "Replay a candidate
 // rule"): through the HTTPS listener, on either storage. The candidates are checked exactly
@@ -14,12 +15,12 @@ import { waitFor } from '../helpers/smtp.js'
 // events, and nothing changes: no rule stored, no incident touched, no live engine told.
 
 const tokens = {
-  alertmanager: 'replay-token-alertmanager-01',
-  sre: 'replay-token-sre-000000000001',
-  viewer: 'replay-token-viewer-000000001',
-  writer: 'replay-token-writer-000000001',
+  alertmanager: { token: 'replay-token-alertmanager-01', scopes: ['webhook'] },
+  sre: { token: 'replay-token-sre-000000000001', scopes: ['rules:write', 'read'] },
+  viewer: { token: 'replay-token-viewer-000000001', scopes: ['read'] },
+  writer: { token: 'replay-token-writer-000000001', scopes: ['rules:write'] },
 }
-const as = (who: keyof typeof tokens) => ({ headers: { authorization: `Bearer ${tokens[who]}` } })
+const as = (who: keyof typeof tokens) => bearer(tokens[who].token)
 
 /** A probable cause that outranks TD-02 without corroboration (priority 100 > 50): it changes app-01's branch. */
 const exportRule = validRule({
@@ -51,17 +52,7 @@ describe('POST /api/v1/rules/replay', () => {
     t.call('POST', `/api/v1/rules/replay${query}`, { ...as(who), json: body })
 
   beforeAll(async () => {
-    const file = join(dir, 'tokens.json')
-    writeFileSync(
-      file,
-      JSON.stringify([
-        { name: 'alertmanager', token: tokens.alertmanager, scopes: ['webhook'] },
-        { name: 'sre', token: tokens.sre, scopes: ['rules:write', 'read'] },
-        { name: 'viewer', token: tokens.viewer, scopes: ['read'] },
-        { name: 'writer', token: tokens.writer, scopes: ['rules:write'] },
-      ]),
-    )
-    t = await build({ DIAG_API_TOKENS_FILE: file })
+    t = await build({ DIAG_API_TOKENS_FILE: writeTokensFile(dir, tokens) })
     // Two alerts on app-01 (TD-02), one each on app-02, app-03, app-04: five stored diagnoses.
     const alerts = [
       alert({ id: 'r1' }),

@@ -40,6 +40,21 @@ function decodeCursor(cursor: string, name: string): { at: number; id: string } 
 const openedAfter = ({ at, id }: { at: number; id: string }) => ({ openedAt: at, id })
 const receivedAfter = ({ at, id }: { at: number; id: string }) => ({ receivedAt: at, id })
 
+/** One page of an incident's events (the detail and the timeline): an incident can have thousands. */
+const eventPageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { eventsLimit: pageLimit, eventsCursor: { type: 'string', maxLength: 200 } },
+}
+
+const eventPageOf = (q: DetailQuery) => ({
+  limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
+  ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
+})
+
+const eventsCursorOf = (next: { receivedAt: number; id: string } | null) =>
+  next ? encodeCursor(next.receivedAt, next.id) : null
+
 export interface IncidentRoutesDeps {
   incidents: IncidentsReader
 }
@@ -86,23 +101,15 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
   app.get<{ Params: { id: string }; Querystring: DetailQuery }>('/api/v1/incidents/:id', {
     config: { scope: 'read' },
     schema: {
-      // One page of the incident's events (and their mails): an incident can have thousands.
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { eventsLimit: pageLimit, eventsCursor: { type: 'string', maxLength: 200 } },
-      },
+      // One page of the incident's events, and their mails.
+      querystring: eventPageQuery,
       response: { 200: incidentDetail, ...errorResponses(400, 401, 403, 404, 429, 503) },
     },
     handler: async (request) => {
-      const q = request.query
-      const incident = await deps.incidents.get(request.params.id, {
-        limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
-        ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
-      })
+      const incident = await deps.incidents.get(request.params.id, eventPageOf(request.query))
       if (!incident) throw errors.notFound('No incident has this id.')
       const { nextEvents, ...detail } = incident
-      return { ...detail, nextEventsCursor: nextEvents ? encodeCursor(nextEvents.receivedAt, nextEvents.id) : null }
+      return { ...detail, nextEventsCursor: eventsCursorOf(nextEvents) }
     },
   })
 
@@ -121,22 +128,14 @@ export async function incidentRoutes(app: FastifyInstance, deps: IncidentRoutesD
     config: { scope: 'read' },
     schema: {
       // The steps of one page of the incident's events, as the detail pages them.
-      querystring: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { eventsLimit: pageLimit, eventsCursor: { type: 'string', maxLength: 200 } },
-      },
+      querystring: eventPageQuery,
       response: { 200: incidentTimeline, ...errorResponses(400, 401, 403, 404, 429, 503) },
     },
     handler: async (request) => {
-      const q = request.query
-      const timeline = await deps.incidents.timeline(request.params.id, {
-        limit: q.eventsLimit ? Number(q.eventsLimit) : defaultPageLimit,
-        ...(q.eventsCursor ? { after: receivedAfter(decodeCursor(q.eventsCursor, 'eventsCursor')) } : {}),
-      })
+      const timeline = await deps.incidents.timeline(request.params.id, eventPageOf(request.query))
       if (!timeline) throw errors.notFound('No incident has this id.')
       const { nextEvents, ...rest } = timeline
-      return { ...rest, nextEventsCursor: nextEvents ? encodeCursor(nextEvents.receivedAt, nextEvents.id) : null }
+      return { ...rest, nextEventsCursor: eventsCursorOf(nextEvents) }
     },
   })
 }
