@@ -50,11 +50,11 @@ export interface CollectedEvidence {
 }
 
 const crashCodes = new Set([134, 139])
+const expectedCodes = new Set([0, 134, 137, 139, 143])
 
 /** A buffer from a thread's answer, which structured cloning turned into a Uint8Array. */
 const asBuffer = (bytes: Uint8Array | null) =>
   bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-const expectedCodes = new Set([0, 134, 137, 139, 143])
 
 /**
  * Gathers the evidence of one alert from the sources the inventory names for its

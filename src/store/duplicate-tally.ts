@@ -19,17 +19,15 @@ export interface DuplicateCount extends Sender {
 export class DuplicateTally {
   private pending = new Map<string, DuplicateCount>()
 
-  count(incidentId: string, sender: Sender, at: number, duplicates = 1): void {
-    const key = `${incidentId}\u0000${sender.principal}\u0000${sender.receiver}`
-    const known = this.pending.get(key)
-    if (known) {
-      known.duplicates += duplicates
-      known.firstAt = Math.min(known.firstAt, at)
-      known.lastAt = Math.max(known.lastAt, at)
-      return
-    }
-    const { principal, receiver } = sender
-    this.pending.set(key, { incidentId, principal, receiver, duplicates, firstAt: at, lastAt: at })
+  count(incidentId: string, sender: Sender, at: number): void {
+    this.add({
+      incidentId,
+      principal: sender.principal,
+      receiver: sender.receiver,
+      duplicates: 1,
+      firstAt: at,
+      lastAt: at,
+    })
   }
 
   /** What was counted since the last take, now the caller's to write. */
@@ -41,8 +39,19 @@ export class DuplicateTally {
 
   /** Counts whose write failed, kept for the next one. */
   restore(counts: readonly DuplicateCount[]): void {
-    for (const c of counts) this.count(c.incidentId, c, c.firstAt, c.duplicates)
-    for (const c of counts) this.count(c.incidentId, c, c.lastAt, 0)
+    for (const c of counts) this.add({ ...c })
+  }
+
+  private add(count: DuplicateCount): void {
+    const key = `${count.incidentId}\u0000${count.principal}\u0000${count.receiver}`
+    const known = this.pending.get(key)
+    if (!known) {
+      this.pending.set(key, count)
+      return
+    }
+    known.duplicates += count.duplicates
+    known.firstAt = Math.min(known.firstAt, count.firstAt)
+    known.lastAt = Math.max(known.lastAt, count.lastAt)
   }
 
   get size(): number {

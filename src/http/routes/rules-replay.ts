@@ -14,8 +14,12 @@ export const replayBodyLimit = 1024 * 1024
 // The schema POST /api/v1/rules validates each rule with, compiled as the app compiles it (app.ts).
 const validateRule = createAjv(requestValidation).compile<CustomRuleInput>(rulepackSchema)
 
-/** A candidate is refused with the very error registration would give it; a rulepack's rule n has its paths under `/n`. */
-function checkedRules(body: unknown): CustomRuleInput[] {
+/**
+ * The candidates of a replay's body (one rule or an array), each schema-valid, or the very
+ * error registration would give it; a rulepack's rule n has its paths under `/n`. The
+ * console's replay form reads its body with it too.
+ */
+export function replayCandidates(body: unknown): CustomRuleInput[] {
   const rules = Array.isArray(body) ? body : [body]
   if (rules.length < 1 || rules.length > replayBounds.maxRules) {
     throw errors.invalidRuleSchema('The request body does not match the schema.', [
@@ -87,7 +91,7 @@ export async function replayRoutes(app: FastifyInstance, deps: ReplayRoutesDeps)
       response: { 200: replayResult, ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503) },
     },
     handler: async (request) => {
-      const rules = checkedRules(request.body)
+      const rules = replayCandidates(request.body)
       const last = request.query.last ? Number(request.query.last) : replayBounds.defaultLast
       const began = performance.now()
       const result = await deps.replay.replay(rules, last, request.principal)
