@@ -16,7 +16,7 @@ import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } f
 const storageRetryAfterSeconds = 5
 // recheck's proof takes up to 3 s; a busy moment usually passes in a few more.
 const patternCheckRetryAfterSeconds = 10
-// A replay over 1,000 events takes seconds (docs/performance.md, "Replay").
+// A replay over 1,000 events takes seconds (docs/performance.md, "The console's reads").
 const replayRetryAfterSeconds = 10
 
 /** The answer to each reason the rules module refuses a rule. */
