@@ -43,9 +43,10 @@ describe('migrations, as the log says them', () => {
         { database: 'postgres', version: 1, name: '0001_schema.sql', ms: expect.any(Number) },
         { database: 'postgres', version: 2, name: '0002_expired_occurrences.sql', ms: expect.any(Number) },
         { database: 'postgres', version: 3, name: '0003_rule_exceptions.sql', ms: expect.any(Number) },
+        { database: 'postgres', version: 4, name: '0004_queue_depth.sql', ms: expect.any(Number) },
       ])
       await migratePostgres(pool, undefined, log)
-      expect(lines).toHaveLength(3)
+      expect(lines).toHaveLength(4)
     } finally {
       await pool.end()
     }
