@@ -176,14 +176,34 @@ async function countingSmtp(): Promise<{ url: string; received: () => number; cl
   return { url: `smtp://127.0.0.1:${port}`, received: () => received, close: () => server.close() }
 }
 
-/** Events per second from the first webhook of a storm to its last report at the SMTP server. */
-async function drain(databaseUrl: string, replicas: number, run: string): Promise<number> {
+/** CPU seconds a process has used, its threads included (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+interface Drain {
+  eventsPerSecond: number
+  /** The services' CPU milliseconds per event, all replicas and threads together. */
+  cpuMsPerEvent: number
+  /** Of the samples taken every 20 ms during the storm, the share that saw a session waiting for a lock. */
+  lockWaitShare: number
+}
+
+/**
+ * A storm from the first webhook to its last report at the SMTP server, with `replicas`
+ * replicas of `threads` analysis threads each; a sampler watches pg_locks for waiting sessions
+ * (replicas that fight over locks would show there).
+ */
+async function drain(databaseUrl: string, replicas: number, threads: number, run: string): Promise<Drain> {
   const smtp = await countingSmtp()
   const services = await Promise.all(
     Array.from({ length: replicas }, () =>
-      startService({ DIAG_DATABASE_URL: databaseUrl, DIAG_SMTP_URL: smtp.url, DIAG_ANALYSIS_THREADS: '1' }),
+      startService({ DIAG_DATABASE_URL: databaseUrl, DIAG_SMTP_URL: smtp.url, DIAG_ANALYSIS_THREADS: String(threads) }),
     ),
   )
+  const watcher = new pg.Client({ connectionString: databaseUrl })
+  await watcher.connect()
   try {
     // Each replica first diagnoses and mails a few alerts of its own, untimed: the storm then
     // measures replicas at work, not each process compiling its code and templates once.
@@ -194,6 +214,18 @@ async function drain(databaseUrl: string, replicas: number, run: string): Promis
     )
     const warmed = replicas * warmUp
     while (smtp.received() < warmed) await new Promise((resolve) => setTimeout(resolve, 20))
+    const cpuBefore = services.map((service) => cpuSeconds(service.child.pid))
+    let samples = 0
+    let waiting = 0
+    let storming = true
+    const sampler = (async () => {
+      while (storming) {
+        const { rows } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')
+        samples++
+        if ((rows[0]?.n ?? 0) > 0) waiting++
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })()
     const started = performance.now()
     let next = 0
     await Promise.all(
@@ -206,8 +238,17 @@ async function drain(databaseUrl: string, replicas: number, run: string): Promis
       }),
     )
     while (smtp.received() < warmed + stormAlerts) await new Promise((resolve) => setTimeout(resolve, 20))
-    return stormAlerts / ((performance.now() - started) / 1000)
+    const seconds = (performance.now() - started) / 1000
+    storming = false
+    await sampler
+    const cpu = services.reduce((sum, service, i) => sum + cpuSeconds(service.child.pid) - (cpuBefore[i] ?? 0), 0)
+    return {
+      eventsPerSecond: stormAlerts / seconds,
+      cpuMsPerEvent: (1000 * cpu) / stormAlerts,
+      lockWaitShare: samples > 0 ? waiting / samples : 0,
+    }
   } finally {
+    await watcher.end()
     for (const service of services) service.child.kill('SIGKILL')
     smtp.close()
   }
@@ -241,8 +282,10 @@ async function main(): Promise<void> {
         rmSync(service.dir, { recursive: true, force: true })
       }
     }
-    const one = await drain(await postgres.createDatabase('drain1'), 1, 'one')
-    const three = await drain(await postgres.createDatabase('drain3'), 3, 'three')
+    const one = await drain(await postgres.createDatabase('drain1'), 1, 1, 'one')
+    const three = await drain(await postgres.createDatabase('drain3'), 3, 1, 'three')
+    // The control: as many analysis threads as the three replicas have, in one process.
+    const oneOfThree = await drain(await postgres.createDatabase('drain1x3'), 1, 3, 'control')
     const sqlite = results.sqlite as { distinct: number; duplicate: number }
     const onPg = results.postgres as { distinct: number; duplicate: number }
     const row = (name: string, value: number, baseline: string, ratio: number) =>
@@ -267,7 +310,32 @@ async function main(): Promise<void> {
       `SQLite (${sqlite.duplicate.toFixed(0)}/s)`,
       onPg.duplicate / sqlite.duplicate,
     )
-    row('storm drain, 3 replicas (events/s)', three, `1 replica (${one.toFixed(1)}/s)`, three / one)
+    const storm = (name: string, d: Drain) =>
+      console.log(
+        `${name.padEnd(44)} ${d.eventsPerSecond.toFixed(1).padStart(9)}   CPU ${d.cpuMsPerEvent.toFixed(2)} ms/event, lock waits in ${(100 * d.lockWaitShare).toFixed(0)}% of samples`,
+      )
+    storm('storm drain, 1 replica, 1 analysis thread', one)
+    storm('storm drain, 3 replicas, 1 thread each', three)
+    storm('storm drain, 1 replica, 3 analysis threads', oneOfThree)
+    row(
+      'storm drain, 3 replicas (events/s)',
+      three.eventsPerSecond,
+      '1 replica',
+      three.eventsPerSecond / one.eventsPerSecond,
+    )
+    row(
+      'storm drain, 3 replicas (events/s)',
+      three.eventsPerSecond,
+      '1 replica of 3 threads (control)',
+      three.eventsPerSecond / oneOfThree.eventsPerSecond,
+    )
+    row('CPU per event, 3 replicas (ms)', three.cpuMsPerEvent, '1 replica', three.cpuMsPerEvent / one.cpuMsPerEvent)
+    row(
+      'CPU per event, 1 replica of 3 threads (ms)',
+      oneOfThree.cpuMsPerEvent,
+      '1 replica',
+      oneOfThree.cpuMsPerEvent / one.cpuMsPerEvent,
+    )
   } finally {
     postgres.close()
     rmSync(scratch, { recursive: true, force: true })
