@@ -290,6 +290,24 @@ describe('what the reader does not read as a failure', () => {
       [3, 'debug', false],
       [5, 'warn', true],
     ])
+    // The line that logged a trace owns it; a line that logs its level and exception owns nothing above.
+    expect(records.map((r) => r.owner)).toEqual([null, 2, null])
+  })
+
+  it('notes the line that owns a trace behind a journal prefix, and none for a line of codes alone', () => {
+    // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
+    // https://github.com/Staartvin/Autorank-2/issues/345
+    const records = read([
+      'Dec  7 12:03:35 dapnet java[16463]: 12:03:35.493 [nioEventLoopGroup-2-1] WARN  io.netty.channel.DefaultChannelPipeline - An exceptionCaught() event was fired, and it reached at the tail of the pipeline. It usually means the last handler in the pipeline did not handle the exception.',
+      'Dec  7 12:03:35 dapnet java[16463]: java.io.IOException: Zu viele offene Dateien',
+      'Dec  7 12:03:35 dapnet java[16463]: at sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method) ~[?:1.8.0_151]',
+      '[12:57:22] [pool-16-thread-1/INFO]: SQLDataStorage.executeQuery',
+      '[12:57:22] [pool-16-thread-1/INFO]: SQLState: 08S01',
+    ])
+    expect(records.map((r) => [r.line, r.owner, r.level])).toEqual([
+      [2, 1, 'warn'],
+      [5, null, 'info'],
+    ])
   })
 })
 

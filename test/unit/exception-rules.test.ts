@@ -89,6 +89,42 @@ describe('the ranking rule: the deepest cause decides the kind, the component de
     ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
   })
 
+  it('counts the line that logged a trace as part of it: a start-up banner over a LinkageError is TD-15, over refused credentials TD-18', async () => {
+    // https://github.com/spring-projects-experimental/spring-boot-thin-launcher/issues/61
+    expect(
+      await diagnose([
+        ' ERROR org.springframework.boot.SpringApplication - Application run failed',
+        'java.lang.NoSuchMethodError: org.springframework.util.Assert.isTrue(ZLjava/util/function/Supplier;)V',
+        '        at org.springframework.boot.context.properties.bind.Bindable.withExistingValue(Bindable.java:162)',
+      ]),
+    ).toEqual({ primary: ['TD-15', 'probable_cause'], branches: ['TD-15', 'TD-05'] })
+    // https://github.com/Grashjs/cmms/issues/38
+    expect(
+      await diagnose([
+        '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+        'org.springframework.beans.factory.BeanCreationException: Error creating bean with name \'liquibase\' defined in class path resource [org/springframework/boot/autoconfigure/liquibase/LiquibaseAutoConfiguration$LiquibaseConfiguration.class]: Invocation of init method failed; nested exception is liquibase.exception.DatabaseException: org.postgresql.util.PSQLException: FATAL: password authentication failed for user "hamzamix"',
+        '\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.initializeBean(AbstractAutowireCapableBeanFactory.java:1804) ~[spring-beans-5.3.19.jar!/:5.3.19]',
+      ]),
+    ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18', 'TD-05'] })
+    // The same banner over a cause the start-up failure owns (a port in use) stays TD-05.
+    expect(
+      await diagnose([
+        '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+        'java.net.BindException: Address already in use',
+        '\tat java.base/sun.nio.ch.Net.bind0(Native Method)',
+      ]),
+    ).toMatchObject({ branches: ['TD-05'] })
+    // A line that logs its own exception owns no trace below it: an independent start-up banner is not gainsaid.
+    expect(
+      (
+        await diagnose([
+          '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+          '2025-04-25 16:31:19.002 ERROR 1 --- [     worker-1] c.e.Jobs : job failed: java.lang.NoSuchMethodError: com.example.Foo.bar()V',
+        ])
+      ).branches,
+    ).toEqual(['TD-05', 'TD-15'])
+  })
+
   it('never ranks an operator’s pattern rule as contradicted: it has no meaning the reader could gainsay', async () => {
     const custom = offlineCustomRule(
       {
