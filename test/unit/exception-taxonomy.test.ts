@@ -120,6 +120,13 @@ describe('the exception taxonomy', () => {
       'database-connection-limit',
       'TD-18',
     ])
+    // MySQL's server messages decide whoever wraps them: Quartz quotes the lock wait time-out in its own exception.
+    // https://github.com/quartz-scheduler/quartz/issues/759
+    expect(
+      verdict(
+        'org.quartz.JobPersistenceException: Failure recovering jobs: Lock wait timeout exceeded; try restarting transaction',
+      ),
+    ).toEqual(['lock-contention', 'TD-14'])
     // An errno beats the class: a ConnectException that timed out is a time-out.
     expect(verdict('java.net.ConnectException: Connection timed out (Connection timed out)')).toEqual([
       'downstream-timeout',
