@@ -262,6 +262,25 @@ describe('the exception reader, by layout', () => {
       vendorCode: { vendor: 'db2', code: '-4499' },
     })
   })
+
+  it('reads an errno from the C library message in the host’s language: German, French, Chinese (glibc’s own translations)', () => {
+    // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
+    const german = read([
+      'Dec  7 12:03:35 dapnet java[16463]: java.io.IOException: Zu viele offene Dateien',
+      'Dec  7 12:03:35 dapnet java[16463]: at sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method) ~[?:1.8.0_151]',
+    ])
+    expect(german.map((r) => [r.class, r.errno])).toEqual([['java.io.IOException', 'EMFILE']])
+    // The longer message first, in every language: the system's file table is not the process's.
+    expect(codesIn('java.io.IOException: Zu viele offene Dateien im System').errno).toBe('ENFILE')
+    expect(codesIn('java.io.IOException: Trop de fichiers ouverts dans le système').errno).toBe('ENFILE')
+    expect(codesIn('java.io.IOException: 系统中打开的文件过多').errno).toBe('ENFILE')
+    expect(codesIn('java.net.ConnectException: Connexion refusée (Connection refused)').errno).toBe('ECONNREFUSED')
+    expect(codesIn('java.io.IOException: Auf dem Gerät ist kein Speicherplatz mehr verfügbar').errno).toBe('ENOSPC')
+    expect(codesIn('java.net.BindException: 地址已在使用 (Bind failed)').errno).toBe('EADDRINUSE')
+    expect(
+      codesIn('java.net.SocketException: Die Verbindung wurde vom Kommunikationspartner zurückgesetzt').errno,
+    ).toBe('ECONNRESET')
+  })
 })
 
 describe('what the reader does not read as a failure', () => {
