@@ -181,6 +181,20 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       primary: ['TD-08', 'undetermined'],
       branches: ['TD-08'],
     })
+    // Netty's event loop words the same shutdown its own way. https://github.com/redisson/redisson/issues/3988
+    const netty = [
+      'java.util.concurrent.RejectedExecutionException: event executor terminated',
+      '        at io.netty.util.concurrent.SingleThreadEventExecutor.reject(SingleThreadEventExecutor.java:926) ~[patched_1.17.1.jar:git-Airplane-92]',
+    ]
+    expect(await diagnose(netty)).toEqual({ primary: ['TD-08', 'undetermined'], branches: ['TD-08'] })
+    // A saturated pool is still one.
+    expect(
+      (
+        await diagnose([
+          'java.util.concurrent.RejectedExecutionException: Task java.util.concurrent.FutureTask@1 rejected from java.util.concurrent.ThreadPoolExecutor@2[Running, pool size = 8, active threads = 8, queued tasks = 100, completed tasks = 9]',
+        ])
+      ).primary,
+    ).toEqual(['TD-10', 'probable_cause'])
   })
 
   it('does not confirm a SQLSTATE on a statement that was retried, however many attempts logged it', async () => {
@@ -222,6 +236,36 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       fromText.matches.map((m) => [m.rule.branch, m.classification, m.logMatch?.line]),
     )
     expect(excerptOfText(text).text).toBe(text)
+  })
+})
+
+describe('wordings of the catalogue for states no exception carries (kinds the corpus showed)', () => {
+  it('reads HikariCP’s statistics at a time-out with busy connections and waiters as an exhausted pool (TD-09)', async () => {
+    // https://github.com/brettwooldridge/HikariCP/issues/1313
+    expect(
+      await diagnose([
+        'MasterDB - Timeout failure stats (total=45, active=45, idle=0, waiting=16)',
+        'MasterDB - Timeout failure stats (total=38, active=38, idle=0, waiting=36)',
+      ]),
+    ).toEqual({ primary: ['TD-09', 'confirmed_cause'], branches: ['TD-09'] })
+    // No connection at all is a pool that cannot open one (the database), not one used up.
+    // https://github.com/brettwooldridge/HikariCP/issues/1911
+    expect(
+      (
+        await diagnose([
+          '2022-03-04 02:04:56,582 [http-nio-5370-exec-9] DEBUG hikari.pool.HikariPool[421] [] - HikariPool-1 - Timeout failure stats (total=0, active=0, idle=0, waiting=9)',
+        ])
+      ).branches,
+    ).not.toContain('TD-09')
+  })
+
+  it('reads Open Liberty’s CWWKO0221E, an endpoint that could not bind its port, as a start-up failure (TD-05)', async () => {
+    // https://github.com/OpenLiberty/open-liberty/issues/32755
+    expect(
+      await diagnose([
+        '[8/25/25, 12:02:58:728 PDT] 00000032 io.openliberty.netty.internal.tcp.TCPUtils                   E CWWKO0221E: TCP Channel defaultHttpEndpoint initialization did not succeed.  The socket bind did not succeed for host 0.0.0.0 and port 8010.  The port might already be in use.  Exception Message: Address already in use',
+      ]),
+    ).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
   })
 })
 
