@@ -165,6 +165,26 @@ describe('the exception reader, by layout', () => {
     ])
   })
 
+  it('reads a Java exception named the way JRuby prints it (Logstash): Java::JavaSql::SQLRecoverableException', () => {
+    // https://github.com/logstash-plugins/logstash-integration-jdbc/issues/63
+    const records = read([
+      '[ERROR] 2021-04-14 14:13:23.626 [[main]<jdbc] jdbc - Unable to connect to database. Tried 1 times {:error_message=>"Java::JavaSql::SQLRecoverableException: IO Error: The Network Adapter could not establish the connection"}',
+    ])
+    expect(records.map((r) => [r.line, r.level, r.class, r.message])).toEqual([
+      [
+        1,
+        'error',
+        'java.sql.SQLRecoverableException',
+        'IO Error: The Network Adapter could not establish the connection"}',
+      ],
+    ])
+    // Ruby's own exceptions are not Java classes; a package of several segments is read back from its camel case.
+    expect(read(['Sequel::DatabaseConnectionError: PG::ConnectionBad: FATAL'])).toEqual([])
+    expect(
+      read(['Java::OrgPostgresqlUtil::PSQLException: FATAL: password authentication failed']).map((r) => r.class),
+    ).toEqual(['org.postgresql.util.PSQLException'])
+  })
+
   it('reads wrapped records (a Payara record whose message line precedes the trace) and localised levels', () => {
     // https://github.com/IQSS/dataverse/issues/8208
     const payara = read([
