@@ -259,6 +259,24 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
     ).not.toContain('TD-09')
   })
 
+  it('reads the Kafka client’s broker that cannot be reached as a dependency refusing connections (TD-01)', async () => {
+    // https://github.com/Yolean/kubernetes-kafka/issues/229
+    const line = (time: string, node: number, host: string) =>
+      `[2018-12-02 13:51:${time}] WARN [Producer clientId=console-producer] Connection to node ${node} (${host}:9092) could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)`
+    expect(await diagnose([line('02,310', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22')])).toEqual({
+      primary: ['TD-01', 'probable_cause'],
+      branches: ['TD-01'],
+    })
+    expect(
+      (
+        await diagnose([
+          line('02,310', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22'),
+          line('05,384', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22'),
+        ])
+      ).primary,
+    ).toEqual(['TD-01', 'confirmed_cause'])
+  })
+
   it('reads Open Liberty’s CWWKO0221E, an endpoint that could not bind its port, as a start-up failure (TD-05)', async () => {
     // https://github.com/OpenLiberty/open-liberty/issues/32755
     expect(
