@@ -15,7 +15,7 @@ import { incidentListRoutes } from './incident-list-routes.js'
 import { incidentRoutes } from './incident-routes.js'
 import { pageRenderer } from './page-reply.js'
 import { rulesRoutes } from './rules-routes.js'
-import { csrfCookie, csrfCookieOptions } from './session-cookies.js'
+import { csrfCookie, hostOnly } from './session-cookies.js'
 import { sessionGate } from './session-gate.js'
 import { signInRoutes } from './sign-in-routes.js'
 import { staticRoutes } from './static-routes.js'
@@ -73,7 +73,7 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(helmet, consoleSecurityHeaders)
   await app.register(cookie)
   await app.register(formbody)
-  await app.register(csrfProtection, { cookieKey: csrfCookie, cookieOpts: csrfCookieOptions })
+  await app.register(csrfProtection, { cookieKey: csrfCookie, cookieOpts: hostOnly })
   app.decorateRequest('consoleSession', null)
   registerConsoleErrors(app, views, deps.rejected)
   app.addHook('onRequest', sessionGate(sessions, deps.readiness, deps.signedIn))

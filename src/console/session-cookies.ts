@@ -8,14 +8,11 @@ import type { CookieSerializeOptions } from '@fastify/cookie'
 export const sessionCookie = '__Host-diag-session'
 export const csrfCookie = '__Host-diag-csrf'
 
-const hostOnly = { path: '/', secure: true, httpOnly: true, sameSite: 'strict' } as const
-
-export const csrfCookieOptions: CookieSerializeOptions = { ...hostOnly }
+/** The CSRF secret's cookie, and what clears the session's (a cookie is cleared with the attributes it was set with). */
+export const hostOnly: CookieSerializeOptions = { path: '/', secure: true, httpOnly: true, sameSite: 'strict' }
 
 /** The session cookie lives as long as the session may (its idle end is the server's to enforce). */
 export const sessionCookieOptions = (maxAgeMs: number): CookieSerializeOptions => ({
   ...hostOnly,
   maxAge: Math.floor(maxAgeMs / 1000),
 })
-
-export const clearedCookieOptions: CookieSerializeOptions = { ...hostOnly }

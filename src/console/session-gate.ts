@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { errors } from '../errors.js'
 import type { Readiness } from '../readiness.js'
 import type { ConsoleSessionService } from './console-sessions.js'
-import { clearedCookieOptions, sessionCookie } from './session-cookies.js'
+import { hostOnly, sessionCookie } from './session-cookies.js'
 import './console-types.js'
 
 /** Where the sign-in page may send a browser back to: a console page of this service, nothing else. */
@@ -28,7 +28,7 @@ export function sessionGate(
     if (id) {
       request.consoleSession = (await sessions.resolve(id)) ?? null
       if (request.consoleSession) signedIn(request, request.consoleSession.principal)
-      else reply.clearCookie(sessionCookie, clearedCookieOptions)
+      else reply.clearCookie(sessionCookie, hostOnly)
     }
     if (request.consoleSession || signedOut) return
     const query = new URLSearchParams()

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type ConsoleSessionService, type SessionBounds, signInMessages } from './console-sessions.js'
 import type { PageRenderer } from './page-reply.js'
-import { clearedCookieOptions, sessionCookie, sessionCookieOptions } from './session-cookies.js'
+import { hostOnly, sessionCookie, sessionCookieOptions } from './session-cookies.js'
 import { consolePath } from './session-gate.js'
 
 // Sign-in and sign-out. A token is posted (never in a URL, never logged, never shown back),
@@ -114,7 +114,7 @@ export async function signInRoutes(app: FastifyInstance, deps: SignInDeps) {
         await deps.sessions.signOut(session)
         request.log.info({ principal: session.principal }, 'console session ended')
       }
-      reply.clearCookie(sessionCookie, clearedCookieOptions)
+      reply.clearCookie(sessionCookie, hostOnly)
       return reply.redirect('/console/sign-in?signed-out=1', 303)
     },
   })

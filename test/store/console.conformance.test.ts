@@ -219,22 +219,27 @@ async function sessions(store: Opened) {
   return { found, ended, touched, purged, deleted, left: Number(left?.n) }
 }
 
+/** What `run` answers on a new SQLite store, then on a new PostgreSQL one. */
+async function onBoth<T>(run: (store: Opened) => Promise<T>): Promise<T[]> {
+  const answers: T[] = []
+  for (const open of [sqlite, postgres]) {
+    const store = await open()
+    try {
+      answers.push(await run(store))
+    } finally {
+      await store.close()
+    }
+  }
+  return answers
+}
+
 describe('the console store on SQLite and PostgreSQL', () => {
   beforeAll(async () => {
     await server.start()
   }, 120_000)
 
   it('answers the same history the same way', async () => {
-    const answers = []
-    for (const open of [sqlite, postgres]) {
-      const store = await open()
-      try {
-        answers.push(await history(store))
-      } finally {
-        await store.close()
-      }
-    }
-    const [onSqlite, onPostgres] = answers
+    const [onSqlite, onPostgres] = await onBoth(history)
     expect(onSqlite?.filters).toEqual({
       branch: ['fourth', 'first'],
       high: ['fourth', 'second'],
@@ -292,16 +297,7 @@ describe('the console store on SQLite and PostgreSQL', () => {
   })
 
   it('keeps sessions the same way', async () => {
-    const answers = []
-    for (const open of [sqlite, postgres]) {
-      const store = await open()
-      try {
-        answers.push(await sessions(store))
-      } finally {
-        await store.close()
-      }
-    }
-    const [onSqlite, onPostgres] = answers
+    const [onSqlite, onPostgres] = await onBoth(sessions)
     expect(onSqlite).toEqual({
       found: {
         idHash: 'live',
@@ -407,7 +403,7 @@ describe('the console store on SQLite and PostgreSQL', () => {
      VALUES ('e1', 'a', 'firing', 't', 'A', 'app-01', 'critical', '{}', 'r', 'g', 'p', 1, 'i1'),
             ('e2', 'b', 'firing', 't', 'A', 'app-01', 'critical', '{}', 'r', 'g', 'p', 1, 'i2')`,
     `INSERT INTO results (event_id, incident_id, kind, result, created_at)
-     VALUES ('e1', 'i1', 'diagnosis', '{"primary":{"branch":"TD-02","confidence":"medium"}}', 2)`,
+     VALUES ('e1', 'i1', 'diagnosis', '{"primary":{"branch":"TD-02","confidence":"medium"},"excerpts":["a\\u0000b"]}', 2)`,
   ]
 
   it('fills in the confidence of incidents diagnosed before, on SQLite and PostgreSQL', async () => {

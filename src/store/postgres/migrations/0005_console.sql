@@ -21,7 +21,9 @@ CREATE INDEX incidents_confidence_opened ON incidents (confidence, opened_at, id
 CREATE INDEX incidents_instance_opened ON incidents (substr(instance, 1, 200), opened_at, id);
 CREATE INDEX incidents_alertname_opened ON incidents (substr(alertname, 1, 200), opened_at, id);
 
+-- A stored result may escape U+0000 (a log line's), which PostgreSQL's JSON functions
+-- refuse: the escape is read as U+FFFD's, only to take the confidence out.
 UPDATE incidents SET confidence = (
-  SELECT r.result::jsonb #>> '{primary,confidence}' FROM results r
+  SELECT replace(r.result, '\u0000', '\ufffd')::json #>> '{primary,confidence}' FROM results r
   WHERE r.incident_id = incidents.id AND r.kind = 'diagnosis' ORDER BY r.created_at DESC, r.event_id DESC LIMIT 1)
 WHERE branch IS NOT NULL;
