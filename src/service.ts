@@ -160,6 +160,8 @@ async function createApp(
       writer,
       rules,
       incidents: storage.incidents,
+      console: storage.console,
+      consoleSessions: config.console,
       version,
       rateLimits: config.rateLimits,
       redaction: config.redaction,

@@ -156,7 +156,7 @@ async function diagnose(
     now,
   })
   const rendered = deps.templates.diagnosis(model)
-  const { rule, classification } = diagnosis.primary
+  const { rule, classification, confidence } = diagnosis.primary
   const headline = { branch: rule.branch, ruleName: rule.ruleName, category: rule.category, classification }
   const result = {
     primary: model.primary,
@@ -172,7 +172,7 @@ async function diagnose(
     incidentId: incident.id,
     kind: 'diagnosis',
     result,
-    headline,
+    headline: { ...headline, confidence },
     mail: {
       eventId: event.id,
       kind,

@@ -8,7 +8,7 @@ import {
   type IncidentRow,
   type IncidentsReader,
   listPage,
-  listWhere,
+  listQuery,
   takeEvents,
 } from '../incident-views.js'
 import { positional } from '../sql-parameters.js'
@@ -21,8 +21,8 @@ export class PgIncidentsRepository implements IncidentsReader {
   constructor(private readonly pool: pg.Pool) {}
 
   async list(filter: IncidentFilter) {
-    const { where, params } = listWhere(filter)
-    const query = positional(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`, params)
+    const { sql, params } = listQuery(filter)
+    const query = positional(sql, params)
     const { rows } = await this.pool.query<IncidentRow>(query.text, query.values)
     return listPage(rows, filter.limit)
   }

@@ -7,7 +7,7 @@ import {
   type IncidentRow,
   type IncidentsReader,
   listPage,
-  listWhere,
+  listQuery,
   takeEvents,
 } from '../incident-views.js'
 import { sqliteNamed } from '../sql-parameters.js'
@@ -20,9 +20,11 @@ export class IncidentsRepository implements IncidentsReader {
   constructor(private readonly db: Db) {}
 
   list(filter: IncidentFilter) {
-    const { where, params } = listWhere(filter)
-    const sql = sqliteNamed(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`)
-    return listPage(this.db.prepare<Record<string, unknown>, IncidentRow>(sql).iterate(params), filter.limit)
+    const { sql, params } = listQuery(filter)
+    return listPage(
+      this.db.prepare<Record<string, unknown>, IncidentRow>(sqliteNamed(sql)).iterate(params),
+      filter.limit,
+    )
   }
 
   /**
