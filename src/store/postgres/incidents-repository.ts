@@ -41,17 +41,25 @@ export class PgIncidentsRepository implements IncidentsReader {
       },
     )
     const eventPage = takeEvents((await this.pool.query<EventRow>(query.text, query.values)).rows, page)
-    // The worker's trace (every rule evaluated) is never shown: left in the database.
+    // The worker's trace (every rule evaluated) is never shown: removed here, not by jsonb,
+    // which refuses the escaped U+0000 a log line's NUL byte leaves in a stored result.
     const result = await this.pool.query<{ result: string }>(
-      `SELECT (result::jsonb - 'trace')::text AS result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
+      `SELECT result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
        ORDER BY created_at DESC, event_id DESC LIMIT 1`,
       [id],
     )
+    const stored = result.rows[0]?.result
     const delivery = await this.pool.query<Record<string, unknown>>(
       `SELECT o.event_id, o.kind, o.status, o.attempts, o.last_error, o.sent_at, o.message_id, o.subject
        FROM outbox o WHERE o.event_id = ANY($1::text[]) ORDER BY o.id`,
       [eventPage.items.map((e) => e.id)],
     )
-    return detailView(row, eventPage, result.rows[0]?.result, delivery.rows)
+    return detailView(row, eventPage, stored === undefined ? undefined : withoutTrace(stored), delivery.rows)
   }
+}
+
+/** A stored result's JSON without its `trace`. */
+function withoutTrace(json: string): string {
+  const { trace: _trace, ...shown } = JSON.parse(json) as Record<string, unknown>
+  return JSON.stringify(shown)
 }
