@@ -11,7 +11,9 @@ export async function startBenchService(
   env: Record<string, string>,
   dir = mkdtempSync(join(tmpdir(), 'bench-service-')),
 ): Promise<{ child: ChildProcess; url: string; dir: string }> {
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
+  // BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
     cwd: dir,
     env: {
       ...process.env,

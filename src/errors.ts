@@ -89,6 +89,13 @@ export const errors = {
   requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time.'),
   headersTooLarge: () => new AppError(431, 'headers_too_large', 'The request headers are too large.'),
   internal: () => new AppError(500, 'internal_error', 'An internal error occurred.'),
+  /** A console form without its CSRF token, or with one of another browser (docs/design.md, "The web console"). */
+  csrfRefused: () =>
+    new AppError(
+      403,
+      'csrf_refused',
+      'This form was refused: it did not come from a page of this console, or the page is too old. Reload the page and try again.',
+    ),
 }
 
 /** A driver failure wrapped by a repository, so no SQL or path ever reaches a client. */

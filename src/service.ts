@@ -164,6 +164,8 @@ async function createApp(
       incidents: storage.incidents,
       // On a thread of its own, as the analysis is; on the main thread when the analysis is.
       replay: new ReplayService(rules, storage.bundles, config.analysisThreads > 0 ? threadReplay() : inProcessReplay),
+      console: storage.console,
+      consoleSessions: config.console,
       version,
       rateLimits: config.rateLimits,
       redaction: config.redaction,

@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
+import { pgConsoleStore } from '../store/postgres/console-store.js'
 import { PgEventWriter } from '../store/postgres/event-writer.js'
 import { pgEvidenceBundles } from '../store/postgres/evidence-bundles.js'
 import { pgExpireOccurrences } from '../store/postgres/expiry.js'
@@ -89,6 +90,7 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
     },
     incidents: new PgIncidentsRepository(pool),
     bundles: pgEvidenceBundles(pool),
+    console: pgConsoleStore(pool),
     queue,
     queueCounts: async () => {
       const depth = await queue.depth()

@@ -25,6 +25,7 @@ export interface IncidentExplanation {
 export interface ExplanationRow {
   event_id: string
   created_at: number | string
+  /** The result's members as JSON text; null when absent. */
   primary_json: string | null
   explanation_json: string | null
   stored_bytes: number | string | null
@@ -33,12 +34,13 @@ export interface ExplanationRow {
 }
 
 /**
- * The latest diagnosis of an incident with its bundle's sizes; `json(name)` extracts a
- * member of the result as JSON text, `bytes` is the bundle's length, each in its dialect.
+ * The latest diagnosis of an incident with its bundle's sizes; `members` selects the
+ * result's `primary` and `explanation` (SQLite's JSON functions), or the result whole
+ * (PostgreSQL, whose JSON functions refuse an escaped U+0000), `bytes` is the bundle's
+ * length, each in its dialect.
  */
-export const explanationSql = (json: (name: string) => string, bytes: string, incident: string) =>
-  `SELECT r.event_id, r.created_at, ${json('primary')} AS primary_json, ${json('explanation')} AS explanation_json,
-    ${bytes} AS stored_bytes, b.raw_bytes, b.truncated
+export const explanationSql = (members: string, bytes: string, incident: string) =>
+  `SELECT r.event_id, r.created_at, ${members}, ${bytes} AS stored_bytes, b.raw_bytes, b.truncated
    FROM results r LEFT JOIN evidence_bundles b ON b.event_id = r.event_id
    WHERE r.incident_id = ${incident} AND r.kind = 'diagnosis' ORDER BY r.created_at DESC, r.event_id DESC LIMIT 1`
 
@@ -55,4 +57,18 @@ export function explanationView(incidentId: string, row: ExplanationRow): Incide
         ? null
         : { storedBytes: Number(row.stored_bytes), rawBytes: Number(row.raw_bytes), truncated: row.truncated === 1 },
   }
+}
+
+/**
+ * Members of a stored result as JSON text, read in the process: PostgreSQL's JSON functions
+ * (jsonb and json alike) refuse the escaped U+0000 a log line's NUL byte leaves in a result.
+ */
+export function resultMembers<K extends string>(
+  result: string,
+  names: readonly K[],
+): Record<`${K}_json`, string | null> {
+  const parsed = JSON.parse(result) as Record<string, unknown>
+  return Object.fromEntries(
+    names.map((name) => [`${name}_json`, parsed[name] === undefined ? null : JSON.stringify(parsed[name])]),
+  ) as Record<`${K}_json`, string | null>
 }

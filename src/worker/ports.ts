@@ -28,6 +28,8 @@ export interface Headline {
   ruleName: string
   category: string
   classification: string
+  /** The primary finding's confidence, when the diagnosis recorded it (a filter of the console's list). */
+  confidence?: string | null
 }
 
 export interface IncidentRecord {

@@ -157,7 +157,7 @@ async function diagnose(
     now,
   })
   const rendered = deps.templates.diagnosis(model)
-  const { rule, classification } = diagnosis.primary
+  const { rule, classification, confidence } = diagnosis.primary
   const headline = { branch: rule.branch, ruleName: rule.ruleName, category: rule.category, classification }
   const { result, bundle } = await diagnosisRecord(collected, diagnosis, model, log)
   const committed = await commit({
@@ -165,7 +165,7 @@ async function diagnose(
     incidentId: incident.id,
     kind: 'diagnosis',
     result,
-    headline,
+    headline: { ...headline, confidence },
     ...(bundle ? { bundle } : {}),
     mail: {
       eventId: event.id,

@@ -108,7 +108,13 @@ async function diagnosed(store: Opened, identity: string, bundle: EncodedBundle,
   const { eventId, incidentId } = outcome.events[0] as { eventId: string; incidentId: string }
   const lease = await store.claim()
   if (!lease) throw new Error('a lease expected')
-  const primary = { branch: 'TD-02', classification: 'probable_cause', confidence: 'medium' }
+  // A log line's NUL byte is escaped in the stored JSON, which PostgreSQL's jsonb refuses.
+  const primary = {
+    branch: 'TD-02',
+    classification: 'probable_cause',
+    confidence: 'medium',
+    basis: 'a NUL \u0000 byte',
+  }
   const committed = await store.store.commit({
     eventId,
     incidentId,
@@ -201,7 +207,7 @@ describe.each([
       const explained = await store.incidents.explanation(incidentId)
       expect(explained).toMatchObject({
         incidentId,
-        primary: { branch: 'TD-02' },
+        primary: { branch: 'TD-02', basis: 'a NUL \u0000 byte' },
         explanation,
         evidence: { rawBytes: bundle.rawBytes, storedBytes: bundle.bytes.length, truncated: false },
       })

@@ -25,7 +25,7 @@ const summaryProperties = {
 
 const headline = {
   type: 'object',
-  properties: { branch: text, ruleName: text, category: text, classification: text },
+  properties: { branch: text, ruleName: text, category: text, classification: text, confidence: nullable(text) },
 }
 
 export const incidentSummary = {

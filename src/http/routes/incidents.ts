@@ -25,9 +25,10 @@ interface DetailQuery {
 const pageLimit = { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$' }
 const defaultPageLimit = 50
 
-const encodeCursor = (at: number, id: string) => Buffer.from(`${at}:${id}`).toString('base64url')
+/** A position in a list as an opaque cursor (the console's pages use the same). */
+export const encodeCursor = (at: number, id: string) => Buffer.from(`${at}:${id}`).toString('base64url')
 
-function decodeCursor(cursor: string, name: string): { at: number; id: string } {
+export function decodeCursor(cursor: string, name: string): { at: number; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':')
   if (!at || !id || !/^\d{1,15}$/.test(at)) {
     throw errors.invalidQueryParameter('The cursor is not valid.', [
@@ -37,7 +38,7 @@ function decodeCursor(cursor: string, name: string): { at: number; id: string } 
   return { at: Number(at), id }
 }
 
-const openedAfter = ({ at, id }: { at: number; id: string }) => ({ openedAt: at, id })
+export const openedAfter = ({ at, id }: { at: number; id: string }) => ({ openedAt: at, id })
 const receivedAfter = ({ at, id }: { at: number; id: string }) => ({ receivedAt: at, id })
 
 /** One page of an incident's events (the detail and the timeline): an incident can have thousands. */

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { type ExplanationRow, explanationSql, explanationView } from '../incident-explanation.js'
+import { type ExplanationRow, explanationSql, explanationView, resultMembers } from '../incident-explanation.js'
 import { maxDuplicateRows, type TimelineRows, timelineView } from '../incident-timeline.js'
 import {
   detailView,
@@ -10,7 +10,7 @@ import {
   type IncidentRow,
   type IncidentsReader,
   listPage,
-  listWhere,
+  listQuery,
   takeEvents,
 } from '../incident-views.js'
 import { positional } from '../sql-parameters.js'
@@ -23,8 +23,8 @@ export class PgIncidentsRepository implements IncidentsReader {
   constructor(private readonly pool: pg.Pool) {}
 
   async list(filter: IncidentFilter) {
-    const { where, params } = listWhere(filter)
-    const query = positional(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`, params)
+    const { sql, params } = listQuery(filter)
+    const query = positional(sql, params)
     const { rows } = await this.pool.query<IncidentRow>(query.text, query.values)
     return listPage(rows, filter.limit)
   }
@@ -44,26 +44,30 @@ export class PgIncidentsRepository implements IncidentsReader {
     )
     const eventPage = takeEvents((await this.pool.query<EventRow>(query.text, query.values)).rows, page)
     // The worker's trace (every rule evaluated) is never shown, and the explanation and the
-    // evidence timings have reads of their own: left in the database.
+    // evidence timings have reads of their own: removed here, not by jsonb,
+    // which refuses the escaped U+0000 a log line's NUL byte leaves in a stored result.
     const result = await this.pool.query<{ result: string }>(
-      `SELECT (result::jsonb - 'trace' - 'explanation' - 'evidenceTimings')::text AS result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
+      `SELECT result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
        ORDER BY created_at DESC, event_id DESC LIMIT 1`,
       [id],
     )
+    const stored = result.rows[0]?.result
     const delivery = await this.pool.query<Record<string, unknown>>(
       `SELECT o.event_id, o.kind, o.status, o.attempts, o.last_error, o.sent_at, o.message_id, o.subject
        FROM outbox o WHERE o.event_id = ANY($1::text[]) ORDER BY o.id`,
       [eventPage.items.map((e) => e.id)],
     )
-    return detailView(row, eventPage, result.rows[0]?.result, delivery.rows)
+    return detailView(row, eventPage, stored === undefined ? undefined : withoutTrace(stored), delivery.rows)
   }
 
   async explanation(id: string) {
     const found = await this.pool.query('SELECT 1 FROM incidents WHERE id = $1', [id])
     if (found.rowCount === 0) return undefined
-    const json = (name: string) => `(r.result::json -> '${name}')::text`
-    const { rows } = await this.pool.query<ExplanationRow>(explanationSql(json, 'octet_length(b.bundle)', '$1'), [id])
-    return rows[0] ? explanationView(id, rows[0]) : null
+    const { rows } = await this.pool.query<
+      Omit<ExplanationRow, 'primary_json' | 'explanation_json'> & { result: string }
+    >(explanationSql('r.result', 'octet_length(b.bundle)', '$1'), [id])
+    const row = rows[0]
+    return row ? explanationView(id, { ...row, ...resultMembers(row.result, ['primary', 'explanation']) }) : null
   }
 
   /** One page of the incident's events and what each led to (incident-timeline.ts). */
@@ -91,9 +95,13 @@ export class PgIncidentsRepository implements IncidentsReader {
       (await this.pool.query<T>(`${sql} WHERE event_id = ANY($1::text[])`, ids)).rows
     const [queue, results, outbox, duplicates] = await Promise.all([
       of<TimelineRows['queue'][number]>('SELECT event_id, created_at, claimed_at, attempts, status FROM queue_items'),
-      of<TimelineRows['results'][number]>(
-        `SELECT event_id, kind, created_at, (result::json -> 'evidenceTimings')::text AS timings_json,
-         (result::json -> 'primary')::text AS primary_json FROM results`,
+      of<{ event_id: string; kind: string; created_at: string; result: string }>(
+        'SELECT event_id, kind, created_at, result FROM results',
+      ).then((rows) =>
+        rows.map(({ result, ...row }) => {
+          const { evidenceTimings_json, primary_json } = resultMembers(result, ['evidenceTimings', 'primary'])
+          return { ...row, timings_json: evidenceTimings_json, primary_json }
+        }),
       ),
       of<TimelineRows['outbox'][number]>(
         'SELECT event_id, kind, status, attempts, created_at, sent_at, last_error FROM outbox',
@@ -109,4 +117,15 @@ export class PgIncidentsRepository implements IncidentsReader {
     ])
     return timelineView({ incident, events, queue, results, outbox, duplicates }, more)
   }
+}
+
+/** A stored result's JSON without its `trace`, `explanation` and `evidenceTimings`. */
+function withoutTrace(json: string): string {
+  const {
+    trace: _trace,
+    explanation: _explanation,
+    evidenceTimings: _timings,
+    ...shown
+  } = JSON.parse(json) as Record<string, unknown>
+  return JSON.stringify(shown)
 }

@@ -9,7 +9,7 @@ import {
   type IncidentRow,
   type IncidentsReader,
   listPage,
-  listWhere,
+  listQuery,
   takeEvents,
 } from '../incident-views.js'
 import { sqliteNamed } from '../sql-parameters.js'
@@ -22,9 +22,11 @@ export class IncidentsRepository implements IncidentsReader {
   constructor(private readonly db: Db) {}
 
   list(filter: IncidentFilter) {
-    const { where, params } = listWhere(filter)
-    const sql = sqliteNamed(`SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`)
-    return listPage(this.db.prepare<Record<string, unknown>, IncidentRow>(sql).iterate(params), filter.limit)
+    const { sql, params } = listQuery(filter)
+    return listPage(
+      this.db.prepare<Record<string, unknown>, IncidentRow>(sqliteNamed(sql)).iterate(params),
+      filter.limit,
+    )
   }
 
   /**
@@ -65,8 +67,9 @@ export class IncidentsRepository implements IncidentsReader {
 
   explanation(id: string) {
     if (!this.db.prepare('SELECT 1 FROM incidents WHERE id = ?').get(id)) return undefined
-    const json = (name: string) => `json_extract(r.result, '$.${name}')`
-    const row = this.db.prepare<[string], ExplanationRow>(explanationSql(json, 'length(b.bundle)', '?')).get(id)
+    const members =
+      "json_extract(r.result, '$.primary') AS primary_json, json_extract(r.result, '$.explanation') AS explanation_json"
+    const row = this.db.prepare<[string], ExplanationRow>(explanationSql(members, 'length(b.bundle)', '?')).get(id)
     return row ? explanationView(id, row) : null
   }
 
