@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/paths.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { request } from '../helpers/https-client.js'
-import { validRule } from '../helpers/rule-input.js'
+import { exportRunawayRule } from '../helpers/rule-input.js'
 import { cleanEnv, spawnService } from '../helpers/service-process.js'
 import { waitFor } from '../helpers/smtp.js'
 
@@ -30,16 +30,7 @@ async function cli(args: string[]) {
   }
 }
 
-const candidate = validRule({
-  ruleId: undefined,
-  branch: 'RP-01',
-  ruleName: 'ReportExportRunaway',
-  category: 'application_lifecycle',
-  pattern: '/export [0-9]{1,8} started for customer/',
-  classification: 'PROBABLE_CAUSE',
-  confidence: 'MEDIUM',
-  priority: 100,
-})
+const candidate = exportRunawayRule
 
 describe('appserver-diag rules replay', () => {
   let service: ReturnType<typeof spawnService>

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
-import { validRule } from '../helpers/rule-input.js'
+import { exportRunawayRule, validRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
 import { bearer, writeTokensFile } from '../helpers/tokens-file.js'
 
@@ -22,17 +22,7 @@ const tokens = {
 }
 const as = (who: keyof typeof tokens) => bearer(tokens[who].token)
 
-/** A probable cause that outranks TD-02 without corroboration (priority 100 > 50): it changes app-01's branch. */
-const exportRule = validRule({
-  ruleId: undefined,
-  branch: 'RP-01',
-  ruleName: 'ReportExportRunaway',
-  category: 'application_lifecycle',
-  pattern: '/export [0-9]{1,8} started for customer/',
-  classification: 'PROBABLE_CAUSE',
-  confidence: 'MEDIUM',
-  priority: 100,
-})
+const exportRule = exportRunawayRule
 /** A probable cause at the lowest priority: on app-01 it only adds a finding. */
 const startupRule = validRule({
   ruleId: undefined,
