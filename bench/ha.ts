@@ -2,7 +2,7 @@
 // (docs/performance.md, "Replicas on PostgreSQL"). Every figure is printed next to a
 // baseline measured in the same run: PostgreSQL's own single-row commit floor, the same
 // webhook load on SQLite, one replica beside three. It never fails on speed.
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -12,11 +12,14 @@ import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { packageRoot } from '../src/paths.js'
 import { startPostgres } from '../test/helpers/postgres.js'
+import { startBenchService } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const senders = 8
 const stormAlerts = Number(process.env.BENCH_ALERTS ?? 300)
+/** Alerts each replica diagnoses before a storm is timed (drain). */
+const warmUp = 10
 const token = 'bench-ha-token-000000001'
 const agent = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false })
 
@@ -64,33 +67,32 @@ function post(url: string, payload: string): Promise<number> {
   })
 }
 
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-ha-'))
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      DIAG_PORT: '0',
-      DIAG_HOST: '127.0.0.1',
-      DIAG_API_TOKEN: token,
-      DIAG_LOG_LEVEL: 'warn',
-      DIAG_RATE_LIMIT_PER_MINUTE: '0',
-      DIAG_QUEUE_CAPACITY: '1000000',
-      DIAG_INVENTORY: join(packageRoot, 'examples', 'inventory.json'),
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
-      if (match?.[1]) resolve(match[1])
+const startService = (env: Record<string, string>) =>
+  startBenchService(token, env, mkdtempSync(join(tmpdir(), 'bench-ha-')))
+
+/**
+ * The HTTPS stack's own ceiling on this machine: a bare Fastify server on TLS 1.3 with the
+ * service's certificate, storing nothing (bench/bare-server.ts), under the same senders.
+ */
+async function bareHttps(tlsDir: string): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [join(packageRoot, 'dist', 'bench', 'bare-server.js'), join(tlsDir, 'server.pem'), join(tlsDir, 'server-key.pem')],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        const match = /listening (\d+)/.exec(chunk.toString())
+        if (match?.[1]) resolve(match[1])
+      })
+      child.on('exit', (code) => reject(new Error(`bare server exited with ${code}`)))
     })
-    child.on('exit', (code) => reject(new Error(`service exited with ${code}: ${out.slice(-2000)}`)))
-  })
-  return { child, url, dir }
+    let n = 0
+    return await load(`https://127.0.0.1:${port}`, () => body(`bare-${n++}`))
+  } finally {
+    child.kill('SIGKILL')
+  }
 }
 
 /** Requests answered 202 per second, `senders` at a time, for `seconds`; `next` makes each body. */
@@ -147,15 +149,56 @@ async function countingSmtp(): Promise<{ url: string; received: () => number; cl
   return { url: `smtp://127.0.0.1:${port}`, received: () => received, close: () => server.close() }
 }
 
-/** Events per second from the first webhook of a storm to its last report at the SMTP server. */
-async function drain(databaseUrl: string, replicas: number, run: string): Promise<number> {
+/** CPU seconds a process has used, its threads included (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+interface Drain {
+  eventsPerSecond: number
+  /** The services' CPU milliseconds per event, all replicas and threads together. */
+  cpuMsPerEvent: number
+  /** Of the samples taken every 20 ms during the storm, the share that saw a session waiting for a lock. */
+  lockWaitShare: number
+}
+
+/**
+ * A storm from the first webhook to its last report at the SMTP server, with `replicas`
+ * replicas of `threads` analysis threads each; a sampler watches pg_locks for waiting sessions
+ * (replicas that fight over locks would show there).
+ */
+async function drain(databaseUrl: string, replicas: number, threads: number, run: string): Promise<Drain> {
   const smtp = await countingSmtp()
   const services = await Promise.all(
     Array.from({ length: replicas }, () =>
-      startService({ DIAG_DATABASE_URL: databaseUrl, DIAG_SMTP_URL: smtp.url, DIAG_ANALYSIS_THREADS: '1' }),
+      startService({ DIAG_DATABASE_URL: databaseUrl, DIAG_SMTP_URL: smtp.url, DIAG_ANALYSIS_THREADS: String(threads) }),
     ),
   )
+  const watcher = new pg.Client({ connectionString: databaseUrl })
+  await watcher.connect()
   try {
+    // Each replica first diagnoses and mails a few alerts of its own, untimed: the storm then
+    // measures replicas at work, not each process compiling its code and templates once.
+    await Promise.all(
+      services.map(async (service, r) => {
+        for (let i = 0; i < warmUp; i++) while ((await post(service.url, body(`${run}-warm-${r}-${i}`))) !== 202) {}
+      }),
+    )
+    const warmed = replicas * warmUp
+    while (smtp.received() < warmed) await new Promise((resolve) => setTimeout(resolve, 20))
+    const cpuBefore = services.map((service) => cpuSeconds(service.child.pid))
+    let samples = 0
+    let waiting = 0
+    let storming = true
+    const sampler = (async () => {
+      while (storming) {
+        const { rows } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')
+        samples++
+        if ((rows[0]?.n ?? 0) > 0) waiting++
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })()
     const started = performance.now()
     let next = 0
     await Promise.all(
@@ -167,9 +210,18 @@ async function drain(databaseUrl: string, replicas: number, run: string): Promis
         }
       }),
     )
-    while (smtp.received() < stormAlerts) await new Promise((resolve) => setTimeout(resolve, 20))
-    return stormAlerts / ((performance.now() - started) / 1000)
+    while (smtp.received() < warmed + stormAlerts) await new Promise((resolve) => setTimeout(resolve, 20))
+    const seconds = (performance.now() - started) / 1000
+    storming = false
+    await sampler
+    const cpu = services.reduce((sum, service, i) => sum + cpuSeconds(service.child.pid) - (cpuBefore[i] ?? 0), 0)
+    return {
+      eventsPerSecond: stormAlerts / seconds,
+      cpuMsPerEvent: (1000 * cpu) / stormAlerts,
+      lockWaitShare: samples > 0 ? waiting / samples : 0,
+    }
   } finally {
+    await watcher.end()
     for (const service of services) service.child.kill('SIGKILL')
     smtp.close()
   }
@@ -184,6 +236,7 @@ async function main(): Promise<void> {
     const sqliteFloor = measureCommitFloor(scratch, seconds)
     const ingestUrl = await postgres.createDatabase('ingest')
     const results: Record<string, { distinct: number; duplicate: number }> = {}
+    let bare = 0
     for (const [kind, env] of [
       ['sqlite', {}],
       ['postgres', { DIAG_DATABASE_URL: ingestUrl }],
@@ -196,13 +249,16 @@ async function main(): Promise<void> {
         await post(service.url, repeated)
         const duplicate = await load(service.url, () => repeated)
         results[kind] = { distinct, duplicate }
+        if (kind === 'sqlite') bare = await bareHttps(join(service.dir, 'data', 'tls'))
       } finally {
         service.child.kill('SIGKILL')
         rmSync(service.dir, { recursive: true, force: true })
       }
     }
-    const one = await drain(await postgres.createDatabase('drain1'), 1, 'one')
-    const three = await drain(await postgres.createDatabase('drain3'), 3, 'three')
+    const one = await drain(await postgres.createDatabase('drain1'), 1, 1, 'one')
+    const three = await drain(await postgres.createDatabase('drain3'), 3, 1, 'three')
+    // The control: as many analysis threads as the three replicas have, in one process.
+    const oneOfThree = await drain(await postgres.createDatabase('drain1x3'), 1, 3, 'control')
     const sqlite = results.sqlite as { distinct: number; duplicate: number }
     const onPg = results.postgres as { distinct: number; duplicate: number }
     const row = (name: string, value: number, baseline: string, ratio: number) =>
@@ -212,7 +268,9 @@ async function main(): Promise<void> {
     )
     console.log(`${'figure'.padEnd(44)} ${'per s'.padStart(9)}   ${'baseline'.padEnd(34)} ratio`)
     row('PostgreSQL single-row commit floor', pgFloor, `SQLite's (${sqliteFloor.toFixed(0)}/s)`, pgFloor / sqliteFloor)
+    row('bare HTTPS, nothing stored (req/s)', bare, `PostgreSQL's commit floor`, bare / pgFloor)
     row('distinct alerts on PostgreSQL', onPg.distinct, `PostgreSQL's commit floor`, onPg.distinct / pgFloor)
+    row('distinct alerts on PostgreSQL', onPg.distinct, `bare HTTPS (${bare.toFixed(0)}/s)`, onPg.distinct / bare)
     row(
       'distinct alerts on PostgreSQL',
       onPg.distinct,
@@ -225,7 +283,32 @@ async function main(): Promise<void> {
       `SQLite (${sqlite.duplicate.toFixed(0)}/s)`,
       onPg.duplicate / sqlite.duplicate,
     )
-    row('storm drain, 3 replicas (events/s)', three, `1 replica (${one.toFixed(1)}/s)`, three / one)
+    const storm = (name: string, d: Drain) =>
+      console.log(
+        `${name.padEnd(44)} ${d.eventsPerSecond.toFixed(1).padStart(9)}   CPU ${d.cpuMsPerEvent.toFixed(2)} ms/event, lock waits in ${(100 * d.lockWaitShare).toFixed(0)}% of samples`,
+      )
+    storm('storm drain, 1 replica, 1 analysis thread', one)
+    storm('storm drain, 3 replicas, 1 thread each', three)
+    storm('storm drain, 1 replica, 3 analysis threads', oneOfThree)
+    row(
+      'storm drain, 3 replicas (events/s)',
+      three.eventsPerSecond,
+      '1 replica',
+      three.eventsPerSecond / one.eventsPerSecond,
+    )
+    row(
+      'storm drain, 3 replicas (events/s)',
+      three.eventsPerSecond,
+      '1 replica of 3 threads (control)',
+      three.eventsPerSecond / oneOfThree.eventsPerSecond,
+    )
+    row('CPU per event, 3 replicas (ms)', three.cpuMsPerEvent, '1 replica', three.cpuMsPerEvent / one.cpuMsPerEvent)
+    row(
+      'CPU per event, 1 replica of 3 threads (ms)',
+      oneOfThree.cpuMsPerEvent,
+      '1 replica',
+      oneOfThree.cpuMsPerEvent / one.cpuMsPerEvent,
+    )
   } finally {
     postgres.close()
     rmSync(scratch, { recursive: true, force: true })

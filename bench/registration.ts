@@ -4,39 +4,19 @@
 // the burst, next to a baseline measured in the same run before it: an authenticated GET of
 // one rule; the regular expressions (one rule in three, of five shapes) and the literals
 // apart. RSS of the service before and after. Never fails on speed.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { packageRoot } from '../src/paths.js'
+import { startBenchService } from './service-process.js'
 
 const count = Number(process.env.BENCH_RULES ?? 1000)
 const token = 'bench-registration-token-01'
-const dir = mkdtempSync(join(tmpdir(), 'diag-bench-registration-'))
-// BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
-const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-const child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
-  cwd: dir,
-  env: {
-    ...process.env,
-    DIAG_PORT: '0',
-    DIAG_HOST: '127.0.0.1',
-    DIAG_API_TOKEN: token,
-    DIAG_LOG_LEVEL: 'warn',
-    DIAG_MAX_CUSTOM_RULES: String(count + 10),
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-let out = ''
-const url = await new Promise<string>((resolve, reject) => {
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString()
-    const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
-    if (match?.[1]) resolve(match[1])
-  })
-  child.on('exit', (code) => reject(new Error(`service exited (${code})`)))
-})
+const { child, url, dir } = await startBenchService(
+  token,
+  { DIAG_MAX_CUSTOM_RULES: String(count + 10) },
+  mkdtempSync(join(tmpdir(), 'diag-bench-registration-')),
+)
 const ca = readFileSync(join(dir, 'data', 'tls', 'ca.pem'))
 const agent = new Agent({ keepAlive: true, ca })
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024

@@ -1,8 +1,10 @@
 import type { ServerOptions as HttpsServerOptions } from 'node:https'
 import rateLimit from '@fastify/rate-limit'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { createAjv, requestValidation } from './ajv.js'
 import type { TokenVerifier } from './auth/tokens.js'
+import { consolePlugin } from './console/console-plugin.js'
+import type { SessionBounds } from './console/console-sessions.js'
 import { errors } from './errors.js'
 import type { RedactionOptions } from './evidence/redaction-options.js'
 import { ConnectionGuard, type ConnectionLimits, defaultConnectionLimits } from './http/connection-guard.js'
@@ -18,10 +20,12 @@ import { alertRoutes } from './http/routes/alerts.js'
 import { healthRoutes } from './http/routes/health.js'
 import { incidentRoutes } from './http/routes/incidents.js'
 import { appendOnlyGuard, ruleRoutes } from './http/routes/rules.js'
+import { type ReplayRoutesDeps, replayRoutes } from './http/routes/rules-replay.js'
 import type { Logger } from './logging.js'
 import type { Metrics } from './metrics.js'
 import type { Readiness } from './readiness.js'
 import type { RulesService } from './rules/rules-service.js'
+import type { ConsoleStore } from './store/console-port.js'
 import type { IncidentsReader } from './store/incident-views.js'
 import type { IngestStore } from './store/ingest-port.js'
 
@@ -30,8 +34,13 @@ export interface AppDeps {
   metrics: Metrics
   tokens: TokenVerifier
   writer: Pick<IngestStore, 'submit'>
-  rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check'>
+  rules: Pick<RulesService, 'list' | 'find' | 'register' | 'check' | 'catalogue'>
   incidents: IncidentsReader
+  /** Replay before registering (docs/design.md, "Replay"). */
+  replay: ReplayRoutesDeps['replay']
+  /** The web console's sessions and reads, and how long a session lasts. */
+  console: ConsoleStore
+  consoleSessions: SessionBounds
   version: string
   rateLimits: RequestRateLimits
   /** The operator's redaction options, for what the log shows of a refused webhook. */
@@ -78,13 +87,16 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   recordRequestDurations(app, deps.metrics.httpDuration)
 
   app.addHook('onRequest', echoRequestId)
+  // A connection that carried a valid token, or a console session, is its token's, not anonymous.
+  const authenticated = (request: FastifyRequest, principal: string, webhook: boolean) => {
+    const refusal = guard.authenticated(request.raw.socket, principal, webhook)
+    if (refusal) throw errors.connectionLimit(refusal)
+  }
   app.addHook(
     'onRequest',
-    identify(deps.tokens, (request) => {
-      const webhook = request.scopes?.includes('webhook') ?? false
-      const refusal = guard.authenticated(request.raw.socket, request.principal, webhook)
-      if (refusal) throw errors.connectionLimit(refusal)
-    }),
+    identify(deps.tokens, (request) =>
+      authenticated(request, request.principal, request.scopes?.includes('webhook') ?? false),
+    ),
   )
   await app.register(rateLimit, requestRateLimit(deps.rateLimits))
   await registerOpenApi(app, deps.version)
@@ -99,7 +111,19 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     api.addHook('preParsing', requireToken)
     await api.register(alertRoutes, deps)
     await api.register(ruleRoutes, deps)
+    await api.register(replayRoutes, deps)
     await api.register(incidentRoutes, deps)
+  })
+  await app.register(consolePlugin, {
+    prefix: '/console',
+    tokens: deps.tokens,
+    incidents: deps.incidents,
+    console: deps.console,
+    rules: deps.rules,
+    readiness: deps.readiness,
+    sessionBounds: deps.consoleSessions,
+    signedIn: (request, principal) => authenticated(request, principal, false),
+    rejected: (reason) => deps.metrics.requestsRejected.inc({ reason }),
   })
   return app
 }

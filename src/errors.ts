@@ -62,6 +62,8 @@ export const errors = {
     new AppError(503, 'storage_unavailable', 'The service cannot store data right now; retry later.', {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  replayBusy: (message: string, retryAfterSeconds: number) =>
+    new AppError(503, 'replay_busy', message, { headers: { 'retry-after': String(retryAfterSeconds) } }),
   patternCheckUnavailable: (message: string, retryAfterSeconds: number) =>
     new AppError(503, 'pattern_check_unavailable', message, {
       headers: { 'retry-after': String(retryAfterSeconds) },
@@ -87,6 +89,13 @@ export const errors = {
   requestTimeout: () => new AppError(408, 'request_timeout', 'The request was not received in time.'),
   headersTooLarge: () => new AppError(431, 'headers_too_large', 'The request headers are too large.'),
   internal: () => new AppError(500, 'internal_error', 'An internal error occurred.'),
+  /** A console form without its CSRF token, or with one of another browser (docs/design.md, "The web console"). */
+  csrfRefused: () =>
+    new AppError(
+      403,
+      'csrf_refused',
+      'This form was refused: it did not come from a page of this console, or the page is too old. Reload the page and try again.',
+    ),
 }
 
 /** A driver failure wrapped by a repository, so no SQL or path ever reaches a client. */

@@ -11,6 +11,8 @@ import { packageRoot } from './paths.js'
 import type { Readiness } from './readiness.js'
 import { OffThreadCost } from './rules/off-thread-cost.js'
 import { PatternSafety } from './rules/pattern-safety.js'
+import { inProcessReplay, threadReplay } from './rules/replay/replay-runner.js'
+import { ReplayService } from './rules/replay/replay-service.js'
 import { RulesService } from './rules/rules-service.js'
 import { verifyShippedRules } from './rules/shipped-rules.js'
 import { type Background, checkStartup, createBackground, startBackground } from './startup/background.js'
@@ -163,6 +165,10 @@ async function createApp(
       writer,
       rules,
       incidents: storage.incidents,
+      // On a thread of its own, as the analysis is; on the main thread when the analysis is.
+      replay: new ReplayService(rules, storage.bundles, config.analysisThreads > 0 ? threadReplay() : inProcessReplay),
+      console: storage.console,
+      consoleSessions: config.console,
       version,
       rateLimits: config.rateLimits,
       redaction: config.redaction,

@@ -106,6 +106,16 @@ export class TokenVerifier {
     if (match.expiresAt !== undefined && match.expiresAt <= now) return { refused: 'expired', name: match.name }
     return { principal: { name: match.name, scopes: match.scopes } }
   }
+
+  /**
+   * The entry named `name` as configured now, unless it expired: a console session signed in
+   * with a token lasts no longer than that token stays configured (docs/design.md, "The web console").
+   */
+  named(name: string, now = Date.now()): Principal | undefined {
+    const entry = this.entries.find((e) => e.name === name)
+    if (!entry || (entry.expiresAt !== undefined && entry.expiresAt <= now)) return undefined
+    return { name: entry.name, scopes: entry.scopes }
+  }
 }
 
 const bearer = /^Bearer +([\x21-\x7e]{1,1024}) *$/i

@@ -12,8 +12,14 @@ export interface ClientResponse {
   body: any
 }
 
-/** One HTTPS call to the service with TLS 1.3 and the bearer token. */
-export function call(options: ClientOptions, method: string, path: string, body?: unknown): Promise<ClientResponse> {
+/** One HTTPS call to the service with TLS 1.3 and the bearer token; no answer within `timeoutMs` fails it. */
+export function call(
+  options: ClientOptions,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 30_000,
+): Promise<ClientResponse> {
   const payload = body === undefined ? undefined : JSON.stringify(body)
   return new Promise((resolvePromise, reject) => {
     const req = request(
@@ -22,7 +28,7 @@ export function call(options: ClientOptions, method: string, path: string, body?
         method,
         minVersion: 'TLSv1.3',
         ...(options.ca ? { ca: options.ca } : {}),
-        timeout: 30_000,
+        timeout: timeoutMs,
         headers: {
           authorization: `Bearer ${options.token}`,
           accept: 'application/json',

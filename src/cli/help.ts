@@ -26,6 +26,7 @@ commands:
   rules push FILE        register the rules of a rulepack file
   rules list             list the rule catalogue
   rules test FILE        try a rulepack on a log file before registering it
+  rules replay FILE      what a rulepack would change on the last diagnosed incidents
   storage copy           move a stopped service's SQLite database into an empty PostgreSQL
 
 options: --json or -o json (machine-readable output), --help (for any command), --version
@@ -91,6 +92,21 @@ that stores nothing): a conflict there fails the test. Unreachable, it says so.
 
 example:
   appserver-diag rules test my-rules.json --log /var/log/tomcat10/catalina.out --expect-match
+
+${connection}`,
+  'rules replay': `usage: appserver-diag rules replay FILE [--last N] [--json | -o json] [connection]
+
+Replays the rules of FILE (one rule object or an array) through POST /api/v1/rules/replay:
+each is checked exactly as registration checks it, then evaluated with the current
+catalogue on the stored evidence of the last N diagnosed events. Prints the incidents whose
+primary finding would change (before -> after), how many would only get another finding,
+how many stay as they are, each rule's matches and its CPU cost per event. Nothing is
+registered; a token with the read scope is enough.
+
+  --last N           the last N diagnosed events, 1 to 5000 (default 1000)
+
+example:
+  appserver-diag rules replay my-rules.json --last 500
 
 ${connection}`,
   'storage copy': `usage: appserver-diag storage copy --from SQLITE_FILE --to POSTGRES_URL [--json | -o json]

@@ -9,6 +9,7 @@ import { incidentListOptions, listIncidents, showIncident } from './incidents-co
 import type { Output } from './output.js'
 import { listRules, testRules } from './rules-commands.js'
 import { pushRules } from './rules-push.js'
+import { replayRules } from './rules-replay.js'
 import { copySqliteToPostgres } from './storage-copy.js'
 
 const version = () =>
@@ -34,6 +35,7 @@ const options = {
   'events-limit': { type: 'string' },
   'events-cursor': { type: 'string' },
   'expect-match': { type: 'boolean' },
+  last: { type: 'string' },
   json: { type: 'boolean' },
   // As amtool spells it: -o json.
   output: { type: 'string', short: 'o' },
@@ -83,6 +85,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return pushRules(client(), argument, output, json)
     case 'rules list':
       return listRules(client(), values.category, output, json)
+    case 'rules replay':
+      if (!argument) return usage(2)
+      if (values.last !== undefined && !/^[1-9]\d{0,3}$|^5000$/.test(values.last))
+        return usage(2, '--last must be a whole number from 1 to 5000')
+      return replayRules(client(), argument, values.last, output, json)
     case 'rules test':
       if (!argument || !values.log) return usage(2)
       return testRules(

@@ -10,7 +10,16 @@ import type { Output } from './output.js'
 // into an empty database; the sequences then continue after the copied ids.
 
 /** Parents before children; `rules` last. */
-const tables = ['incidents', 'events', 'queue_items', 'results', 'outbox', 'rules'] as const
+const tables = [
+  'incidents',
+  'events',
+  'queue_items',
+  'results',
+  'outbox',
+  'evidence_bundles',
+  'alert_duplicates',
+  'rules',
+] as const
 /** Tables whose ids a sequence hands out on PostgreSQL. */
 const sequenced = ['queue_items', 'outbox', 'rules'] as const
 const batch = 200

@@ -51,6 +51,8 @@ export interface Config {
   httpTimeoutMs: number
   mailMaxAttempts: number
   mailRetryBaseMs: number
+  /** How long a console session lasts from sign-in, and without use (docs/design.md, "The web console"). */
+  console: { sessionMs: number; idleMs: number }
   /** Unknown DIAG_* environment variables: reported as warnings, they are likely typos. */
   unknownEnvKeys: string[]
 }
@@ -200,6 +202,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
     mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),
     mailRetryBaseMs: Number(value.DIAG_MAIL_RETRY_BASE_MS),
+    console: {
+      sessionMs: Number(value.DIAG_CONSOLE_SESSION_HOURS) * 3_600_000,
+      idleMs: Number(value.DIAG_CONSOLE_SESSION_IDLE_MINUTES) * 60_000,
+    },
     unknownEnvKeys,
   }
   const tokensFile = path('DIAG_API_TOKENS_FILE')

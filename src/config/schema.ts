@@ -109,6 +109,10 @@ export const configSchema = {
     DIAG_HTTP_TIMEOUT_MS: integer(100, 60_000, { default: 3000 }),
     DIAG_MAIL_MAX_ATTEMPTS: integer(1, 50, { default: 6 }),
     DIAG_MAIL_RETRY_BASE_MS: integer(10, 600_000, { default: 2000 }),
+    // The web console's sessions (docs/operations.md, "The web console"): an absolute bound
+    // from sign-in, and a shorter one without use.
+    DIAG_CONSOLE_SESSION_HOURS: integer(1, 24, { default: 8 }),
+    DIAG_CONSOLE_SESSION_IDLE_MINUTES: integer(5, 1440, { default: 60 }),
   },
 } as const
 

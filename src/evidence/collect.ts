@@ -8,6 +8,14 @@ import { logBounds } from './log-tail.js'
 import { collectMetrics, type MetricsEvidence } from './metrics-collector.js'
 import { type ProbeEvidence, probeHealth } from './probe.js'
 import { type SourceFailure, sourceFailures } from './source-failures.js'
+import {
+  type EvidenceTiming,
+  logsOutcome,
+  metricsOutcome,
+  probeOutcome,
+  sourceTimer,
+  spoolOutcome,
+} from './source-timings.js'
 import { collectSpool, type SpoolEvidence } from './spool-collector.js'
 
 export interface AlertForEvidence {
@@ -35,10 +43,18 @@ export interface CollectedEvidence {
   /** Whether any log text was read. */
   logsRead: boolean
   summary: EvidenceSummary
+  /** The redacted excerpt the rules scanned (the evidence bundle keeps it); null when no log was read. */
+  excerpt: Buffer | null
+  /** How long each configured source took and what it gave, in the order they finished (the incident's timeline). */
+  timings: EvidenceTiming[]
 }
 
 const crashCodes = new Set([134, 139])
 const expectedCodes = new Set([0, 134, 137, 139, 143])
+
+/** A buffer from a thread's answer, which structured cloning turned into a Uint8Array. */
+const asBuffer = (bytes: Uint8Array | null) =>
+  bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 /**
  * Gathers the evidence of one alert from the sources the inventory names for its
@@ -63,6 +79,7 @@ export async function collectEvidence(
     return collected
   }
   const identity = { alertname: alert.alertname, instance: alert.instance, severity: alert.severity }
+  const timings: EvidenceTiming[] = []
   const bounds = { ...logBounds, httpTimeoutMs: options.httpTimeoutMs }
   const sources = inventory.sources(alert.instance)
   if (!sources) {
@@ -70,24 +87,46 @@ export async function collectEvidence(
       evidence: emptyEvidence(identity),
       logsRead: false,
       summary: { instanceKnown: false, logs: [], spool: null, metrics: null, probe: null, bounds },
+      excerpt: null,
+      timings,
     })
   }
+  const timed = sourceTimer(timings)
   const [logs, metrics, probe] = await Promise.all([
     // An analysis past its bound is an evidence gap: the event is still diagnosed and mailed.
-    options
-      .analyzeLogs(sources.logs, inventory.roots)
-      .catch((error: unknown) =>
-        error instanceof AnalysisTimeoutError ? timedOutAnalysis(sources.logs, error) : Promise.reject(error),
-      ),
-    sources.metricsUrl ? collectMetrics(sources.metricsUrl, options.httpTimeoutMs, options.metricsIntervalMs) : null,
-    sources.healthUrl ? probeHealth(sources.healthUrl, options.httpTimeoutMs) : null,
+    timed(
+      'logs',
+      () =>
+        options
+          .analyzeLogs(sources.logs, inventory.roots)
+          .catch((error: unknown) =>
+            error instanceof AnalysisTimeoutError ? timedOutAnalysis(sources.logs, error) : Promise.reject(error),
+          ),
+      logsOutcome,
+    ),
+    sources.metricsUrl
+      ? timed(
+          'metrics',
+          () => collectMetrics(sources.metricsUrl as string, options.httpTimeoutMs, options.metricsIntervalMs),
+          metricsOutcome,
+        )
+      : null,
+    sources.healthUrl
+      ? timed('probe', () => probeHealth(sources.healthUrl as string, options.httpTimeoutMs), probeOutcome)
+      : null,
   ])
-  const spool = sources.spoolDir
-    ? collectSpool(sources.spoolDir, inventory.roots, {
-        ...(sources.container ? { container: sources.container } : {}),
-        instance: alert.instance,
-        startsAt: alert.startsAt,
-      })
+  const spoolDir = sources.spoolDir
+  const spool = spoolDir
+    ? await timed(
+        'spool',
+        async () =>
+          collectSpool(spoolDir, inventory.roots, {
+            ...(sources.container ? { container: sources.container } : {}),
+            instance: alert.instance,
+            startsAt: alert.startsAt,
+          }),
+        spoolOutcome,
+      )
     : null
 
   const exitCodes = (spool?.records ?? []).flatMap((r) => (typeof r.exitCode === 'number' ? [r.exitCode] : []))
@@ -115,5 +154,7 @@ export async function collectEvidence(
     evidence,
     logsRead: logs.read,
     summary: { instanceKnown: true, logs: logs.files, gc: logs.gc, spool, metrics, probe, bounds },
+    excerpt: asBuffer(logs.excerpt),
+    timings,
   })
 }

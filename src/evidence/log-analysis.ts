@@ -19,9 +19,9 @@ export type LogMatcher = (
 ) => { excerpt: Excerpt; matches: Map<string, PatternMatch>; wordLines?: number[] | undefined }
 
 /**
- * What the worker needs from an instance's logs: small, so that it can cross from an
- * analysis thread cheaply. The excerpt itself stays where it was read; the report shows
- * the matched lines with their context.
+ * What the worker needs from an instance's logs, redacted: what the scanner and the
+ * exception reader found (the report shows the matched lines with their context), and the
+ * excerpt's bytes once, kept as the event's evidence bundle (at most 512 KiB, D15).
  */
 export interface LogAnalysis {
   files: LogFileSummary[]
@@ -32,6 +32,12 @@ export interface LogAnalysis {
   matches: Map<string, PatternMatch>
   /** The exceptions the reader found in the redacted excerpt (bounded: text/exceptions/records.ts). */
   exceptions: ExceptionRecord[]
+  /**
+   * The redacted excerpt as the rules scanned it, for the stored evidence bundle (docs/design.md,
+   * "Stored evidence"): its own copy, so that a thread sends these bytes and no more. Null
+   * when nothing was read. A thread's answer carries it as a Uint8Array.
+   */
+  excerpt: Uint8Array | null
 }
 
 /**
@@ -53,11 +59,18 @@ export function analyzeLogs(
       gc: summarizeGc(excerptOf(tails.bytes)),
       matches: new Map(),
       exceptions: [],
+      excerpt: null,
     }
   }
   const { excerpt, matches, wordLines } = match(tails.bytes, markers, rewrite)
-  const exceptions = exceptionsOf(excerpt, undefined, wordLines)
-  return { files: tails.files, read: true, gc: summarizeGc(excerpt), matches, exceptions }
+  return {
+    files: tails.files,
+    read: true,
+    gc: summarizeGc(excerpt),
+    matches,
+    exceptions: exceptionsOf(excerpt, undefined, wordLines),
+    excerpt: new Uint8Array(excerpt.bytes),
+  }
 }
 
 /**
@@ -89,5 +102,6 @@ export function timedOutAnalysis(files: readonly string[], error: AnalysisTimeou
     gc: summarizeGc(excerptOf(Buffer.alloc(0))),
     matches: new Map(),
     exceptions: [],
+    excerpt: null,
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
 import { isHostFault } from '../host-faults.js'
+import { ReplayBusyError } from '../rules/replay/replay-service.js'
 import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
 
 /**
@@ -15,6 +16,8 @@ import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } f
 const storageRetryAfterSeconds = 5
 // recheck's proof takes up to 3 s; a busy moment usually passes in a few more.
 const patternCheckRetryAfterSeconds = 10
+// A replay over 1,000 events takes seconds (docs/performance.md, "The console's reads").
+const replayRetryAfterSeconds = 10
 
 /** The answer to each reason the rules module refuses a rule. */
 const ruleRejections: Record<RuleRejection, [number, string]> = {
@@ -38,6 +41,7 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (error instanceof PatternCheckUnavailableError) {
     return errors.patternCheckUnavailable(error.message, patternCheckRetryAfterSeconds)
   }
+  if (error instanceof ReplayBusyError) return errors.replayBusy(error.message, replayRetryAfterSeconds)
   const invalid = (message: string, details?: ReturnType<typeof toDetails>) =>
     request.routeOptions.config.invalidBodyCode === 'invalid_rule_schema'
       ? errors.invalidRuleSchema(message, details)

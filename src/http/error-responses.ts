@@ -26,7 +26,7 @@ const meaning: Record<number, string> = {
   413: 'The body is over the limit of this operation',
   415: 'The body is not application/json',
   429: 'Rate limited; Retry-After says when to try again',
-  503: 'Not ready, the queue is full or the storage does not take writes; retry after Retry-After',
+  503: 'Not ready, the queue is full, the storage does not take writes, or a replay is already running; retry after Retry-After',
 }
 
 /** Response schemas for the error statuses an operation can answer, each with the D7 body. */

@@ -6,7 +6,8 @@
 /** `lock`: PostgreSQL's `FOR UPDATE SKIP LOCKED`, so that replicas claiming at once never wait for each other. */
 export const claimSql = (lock: string) => `
   UPDATE queue_items
-     SET status = 'processing', lease_token = $1, locked_until = $2, attempts = attempts + 1, updated_at = $3
+     SET status = 'processing', lease_token = $1, locked_until = $2, attempts = attempts + 1, updated_at = $3,
+         claimed_at = $3
    WHERE id IN (SELECT id FROM queue_items WHERE status = 'queued' AND available_at <= $3
                  ORDER BY available_at, id LIMIT $4 ${lock})
   RETURNING id, event_id, attempts, available_at`

@@ -1,4 +1,5 @@
 import type { RuleResult } from 'json-rules-engine'
+import type { ResultNode } from './condition-outcomes.js'
 
 // Which facts corroborated a finding, as the engine decided it: json-rules-engine marks
 // every condition it evaluated with its `result` (and a fact condition with `factResult`),
@@ -15,17 +16,6 @@ export interface CorroboratingFact {
   value?: unknown
   /** What the fact was in this run, when it is a plain value (the log's matches are not). */
   actual?: string | number | boolean | null
-}
-
-interface ResultNode {
-  fact?: string
-  path?: string
-  operator?: string
-  value?: unknown
-  factResult?: unknown
-  result?: boolean
-  all?: ResultNode[]
-  any?: ResultNode[]
 }
 
 const plain = (value: unknown): value is string | number | boolean | null =>

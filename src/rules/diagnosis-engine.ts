@@ -7,6 +7,7 @@ import { type LineRewriter, PatternIndex, type PatternMatch, type PatternSource 
 import { corroboratingEvidence, type Family } from './builtin-loader.js'
 import { type CorroboratingFact, corroboratingFacts } from './corroboration-results.js'
 import {
+  conditionsOf,
   corroborationCondition,
   engineRules,
   type FindingParams,
@@ -26,6 +27,7 @@ import {
 import { addExceptionFacts, type ExceptionSummary, exceptionsOf } from './exception-facts.js'
 import { contradicts, exceptionLine } from './exception-findings.js'
 import { type ExceptionTaxonomy, loadExceptionTaxonomy } from './exception-taxonomy.js'
+import { type DiagnosisExplanation, explainRun } from './explanation.js'
 import { engineFacts } from './facts.js'
 import { byRank, type Ranked } from './ranking.js'
 import { presentAtoms } from './rule-selection.js'
@@ -58,6 +60,8 @@ export interface Diagnosis {
   matches: Finding[]
   /** Every rule of the catalogue and whether it matched, in catalogue order. */
   trace: Array<{ id: string | number; branch: string; matched: boolean }>
+  /** Why this branch (docs/design.md): the rules that matched or almost matched, and the ranking; null when not asked for. */
+  explanation: DiagnosisExplanation | null
   catalogue: {
     builtinVersions: Record<Family, string>
     customRules: number
@@ -172,8 +176,9 @@ export class DiagnosisEngine {
     for (const { name } of forms) if (this.byName.has(name)) throw new Error(`rule ${name} is already in the engine`)
     const patterns = rulePatterns(rule)
     const signature = exceptionSignatureOf(rule)
+    const own = conditionsOf(rule)
     for (const { form, name } of forms) {
-      this.engine.addRule(form)
+      this.engine.addRule(form, own)
       this.byName.set(name, rule)
       this.patterns.set(name, patterns)
       this.signatures.set(name, signature)
@@ -192,6 +197,11 @@ export class DiagnosisEngine {
   /** What the shared scanner finds in a (redacted) excerpt: the first line of each pattern. */
   scan(text: string): LogMatches {
     return this.scanWindow(windowOf(text))
+  }
+
+  /** What the shared scanner finds in an excerpt as stored (a replay's evidence bundle). */
+  scanExcerpt(excerpt: Excerpt): LogMatches {
+    return this.scanWindow(excerpt)
   }
 
   private scanWindow(excerpt: Excerpt | null): LogMatches {
@@ -224,20 +234,28 @@ export class DiagnosisEngine {
     return marked.index.scanRewriting(raw, rewrite)
   }
 
-  /** The rules that can be true for the evidence run on it; the findings ranked by their rules' priorities. */
-  diagnose(evidence: Evidence): Promise<Diagnosis> {
-    const run = this.running.then(() => this.runOnce(evidence))
+  /**
+   * The rules that can be true for the evidence, or almost true, run on it; the findings
+   * ranked by their rules' priorities. The explanation is built unless `explain` is false (a
+   * replay's baseline needs none).
+   */
+  diagnose(evidence: Evidence, options: { explain?: boolean } = {}): Promise<Diagnosis> {
+    const run = this.running.then(() => this.runOnce(evidence, options.explain ?? true))
     this.running = run.catch(() => undefined)
     return run
   }
 
-  private async runOnce(evidence: Evidence): Promise<Diagnosis> {
-    const { results, almanac } = await this.engine.runSelected(engineFacts(evidence), presentAtoms, this.everyRule)
+  private async runOnce(evidence: Evidence, explain: boolean): Promise<Diagnosis> {
+    const { results, failureResults, almanac } = await this.engine.runSelected(
+      engineFacts(evidence),
+      presentAtoms,
+      this.everyRule,
+    )
     const log = await almanac.factValue<LogMatches>(logFact)
     const records = await almanac.factValue<ExceptionRecord[]>(exceptionsFact)
     const summary = await summaryOf(almanac)
     const matched = new Set(results.map((result) => this.byName.get(result.name)))
-    const ranked = results.map((result): Ranked => {
+    const entries = results.map((result) => {
       const rule = this.byName.get(result.name) as CatalogueRule
       const { classification, confidence, corroborated } = (result.event as Event).params as FindingParams
       const signature = this.signatures.get(result.name) ?? noSignature
@@ -251,11 +269,26 @@ export class DiagnosisEngine {
         logMatch: matchedLine ?? exceptionLine(signature, records, summary, this.taxonomy),
       }
       const contradicted = matchedLine !== null && contradicts(signature, matchedLine.line, records, summary)
-      return { finding, priority: result.priority ?? 1, depth: this.causeDepth(result.name, log), contradicted }
+      const ranked: Ranked = {
+        finding,
+        priority: result.priority ?? 1,
+        depth: this.causeDepth(result.name, log),
+        contradicted,
+      }
+      return { ranked, result }
     })
-    const matches = ranked.sort(byRank).map(({ finding }) => finding)
+    entries.sort((a, b) => byRank(a.ranked, b.ranked))
+    const matches = entries.map(({ ranked }) => ranked.finding)
     const primary = matches[0]
     if (!primary) throw new Error('the rules reached no outcome: TD-07 and TD-08 must be in the catalogue')
+    const explanation = explain
+      ? explainRun({
+          ranked: entries,
+          failures: failureResults,
+          ruleOf: (name) => this.byName.get(name),
+          catalogue: this.rules,
+        })
+      : null
     return {
       primary,
       matches,
@@ -264,6 +297,7 @@ export class DiagnosisEngine {
         branch: rule.branch,
         matched: matched.has(rule),
       })),
+      explanation,
       catalogue: {
         builtinVersions: this.builtinVersions,
         customRules: this.custom,

@@ -76,7 +76,8 @@ function uncorroboratedPriority(rule: CatalogueRule): number {
   return customPriority.probable_cause
 }
 
-function conditionsOf(rule: CatalogueRule): TopCondition {
+/** A catalogue rule's own conditions: what its engine rules test besides corroboration. */
+export function conditionsOf(rule: CatalogueRule): TopCondition {
   if (isBuiltin(rule)) return rule.conditions
   return customConditions(rule)
 }

@@ -33,8 +33,9 @@ export function exceptionLine(
 }
 
 /**
- * The reader read the trace that holds `line` as another failure than any of a rule's
- * meanings: a rule without meanings is never contradicted (the reader says nothing of it).
+ * The reader read the trace that holds `line` (or that `line` logged: the trace's owner) as
+ * another failure than any of a rule's meanings: a rule without meanings is never
+ * contradicted (the reader says nothing of it).
  */
 export function contradicts(
   { meanings }: ExceptionSignature,
@@ -44,6 +45,7 @@ export function contradicts(
 ): boolean {
   if (meanings.length === 0 || meanings.some((meaning) => summary.exceptionMeanings.includes(meaning))) return false
   return records.some(
-    (record, i) => counts(record) && record.line <= line && line <= record.end && !!summary.verdicts[i],
+    (record, i) =>
+      counts(record) && (record.owner ?? record.line) <= line && line <= record.end && !!summary.verdicts[i],
   )
 }

@@ -76,7 +76,9 @@ export class ExceptionTaxonomy {
 
   /**
    * The class and its ancestors, nearest first. A listed class has its declared ancestors;
-   * an unlisted one is placed under the listed class whose simple name its own ends with
+   * a relocated (shaded) copy of a listed class is under that class (gRPC's
+   * `io.grpc.netty.shaded.io.netty.channel.ConnectTimeoutException` under Netty's); any
+   * other unlisted one is placed under the listed class whose simple name its own ends with
    * (`PSQLException` under `SQLException`, `MyConnectException` under `ConnectException`),
    * the JDK's when several share that name, or under nothing.
    */
@@ -88,11 +90,24 @@ export class ExceptionTaxonomy {
       const parent = this.parents.get(name)
       chain = [name, ...(parent ? this.ancestors(parent) : [])]
     } else {
-      const base = this.baseOf(name)
+      const base = this.relocatedOf(name) ?? this.baseOf(name)
       chain = [name, ...(base ? this.ancestors(base) : [])]
     }
     this.ancestry.set(name, chain)
     return chain
+  }
+
+  /**
+   * The listed class an unlisted one is a relocated copy of: a build that shades a library
+   * keeps its whole package path behind a prefix of its own, so the name ends with a listed
+   * class's full name after a package boundary. A simple name alone is no copy.
+   */
+  private relocatedOf(name: string): string | null {
+    for (let dot = name.indexOf('.'); dot !== -1; dot = name.indexOf('.', dot + 1)) {
+      const rest = name.slice(dot + 1)
+      if (rest.includes('.') && this.parents.has(rest)) return rest
+    }
+    return null
   }
 
   /** Whether `name` is `ancestor` or a subclass of it; every class printed as a throwable is one. */

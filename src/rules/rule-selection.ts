@@ -2,12 +2,13 @@ import type { Almanac } from 'json-rules-engine'
 import { logFact, matchesOperator, repeatedOperator } from './engine-rules.js'
 import { exceptionFactNames } from './exception-facts.js'
 
-// Which engine rules can be true for a run (docs/design.md, "Rules cost what can match"). A
-// condition on the log (`log matches [patterns]`, `matchesRepeatedly`) is false unless the
-// scanner found one of its patterns, and `<exception list> contains <value>` is false unless
-// the reader's facts hold the value: such facts are the run's atoms. Each engine rule is
-// indexed under atoms of which one must be present for its conditions to hold; a run
-// evaluates the rules indexed under the atoms present, and every rule no atom can decide.
+// Which engine rules can be true for a run, or almost true (docs/design.md, "Rules cost what
+// can match"). A condition on the log (`log matches [patterns]`, `matchesRepeatedly`) is
+// false unless the scanner found one of its patterns, and `<exception list> contains
+// <value>` is false unless the reader's facts hold the value: such facts are the run's
+// atoms. Each engine rule is indexed under atoms of which one must be present for it to
+// match or to almost match (explanation.ts: all but one member of its own `all` held); a
+// run evaluates the rules indexed under the atoms present, and every rule no atom decides.
 
 /** A fact value a condition needs: a pattern the scanner found, or a value of an exception list fact. */
 export type Atom = string
@@ -61,6 +62,22 @@ function leafAtoms(node: Record<string, unknown>): Atom[] | null {
   return null
 }
 
+/**
+ * The atoms under which a rule is indexed: of which one must be present for `conditions` (the
+ * engine rule's) to hold, or for `own` (the catalogue rule's own conditions, which the
+ * explanation reads) to almost hold: an own `all` of two members or more almost holds when
+ * one member fails, so the rule can be left out only when two members cannot hold, which
+ * needs atoms of two members and is indexed under all their atoms. Null: every run.
+ */
+export function selectingAtoms(conditions: unknown, own: unknown = conditions): Atom[] | null {
+  const matching = necessaryAtoms(conditions)
+  if (matching === null) return null
+  const members = own !== null && typeof own === 'object' ? (own as { all?: unknown }).all : undefined
+  if (!Array.isArray(members) || members.length < 2) return matching
+  const decided = members.map(necessaryAtoms).filter((atoms): atoms is Atom[] => atoms !== null)
+  return decided.length < 2 ? null : decided.flat()
+}
+
 /** The atoms of a run: the patterns the scanner found and the values of the exception list facts. */
 export async function presentAtoms(almanac: Almanac): Promise<Atom[]> {
   const log = await almanac.factValue<unknown>(logFact)
@@ -83,9 +100,10 @@ export class RuleIndex<R extends { priority: number }> {
   /** Rules that no atom decides: every run evaluates them. */
   private readonly always: number[] = []
 
-  add(rule: R, conditions: unknown): void {
+  /** `own`: the catalogue rule's own conditions, when the engine rule wraps them (selectingAtoms). */
+  add(rule: R, conditions: unknown, own: unknown = conditions): void {
     const position = this.rules.push(rule) - 1
-    const atoms = necessaryAtoms(conditions)
+    const atoms = selectingAtoms(conditions, own)
     if (atoms === null) {
       this.always.push(position)
       return

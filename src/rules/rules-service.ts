@@ -80,6 +80,32 @@ export class RulesService {
     return this.oneAtATime(() => this.vet(input, principal, this.safety))
   }
 
+  /**
+   * Everything `register` checks, for each rule of a candidate pack in turn, each against the
+   * catalogue the rules before it would leave (a replay, docs/design.md "Replay"): the rules as
+   * they would be stored, with the ids they would get, and the catalogue they were checked
+   * against; or the first rule's refusal. Nothing is stored and the catalogue does not change.
+   */
+  checkAll(
+    inputs: readonly CustomRuleInput[],
+    principal: string,
+  ): Promise<{ candidates: CustomRule[]; catalogue: Catalogue }> {
+    return this.oneAtATime(async () => {
+      const checkedAgainst = this.current
+      let catalogue = checkedAgainst
+      const createdAt = this.clock().toISOString()
+      const candidates: CustomRule[] = []
+      for (const input of inputs) {
+        const { principal: _, ...rule } = await this.vet(input, principal, this.safety, catalogue)
+        const id = Math.max(0, ...catalogue.custom.map((known) => known.id)) + 1
+        const candidate: CustomRule = { ...rule, id, createdAt }
+        candidates.push(candidate)
+        catalogue = catalogue.withCustomRule(candidate)
+      }
+      return { candidates, catalogue: checkedAgainst }
+    })
+  }
+
   /** Runs after every registration and check queued before it: each sees the catalogue they left. */
   private oneAtATime<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(task)
@@ -113,6 +139,7 @@ export class RulesService {
     input: CustomRuleInput,
     principal: string,
     safety: Pick<PatternSafety, 'verdict'>,
+    catalogue = this.current,
   ): Promise<NewCustomRule> {
     const rule = normalize(input, principal)
     let pattern: Pattern
@@ -124,8 +151,8 @@ export class RulesService {
         { path: '/pattern', message },
       ])
     }
-    this.checkConflicts(rule)
-    if (this.current.custom.length >= this.maxCustomRules) {
+    this.checkConflicts(rule, catalogue)
+    if (catalogue.custom.length >= this.maxCustomRules) {
       throw new RuleRejectedError(
         'limit_reached',
         `The catalogue holds its maximum of ${this.maxCustomRules} custom rules (DIAG_MAX_CUSTOM_RULES).`,
@@ -149,8 +176,8 @@ export class RulesService {
   }
 
   /** The first registered rule the new one conflicts with, named in the error (and its 409). */
-  private checkConflicts(rule: NewCustomRule): void {
-    const { builtins, custom } = this.current
+  private checkConflicts(rule: NewCustomRule, catalogue: Catalogue): void {
+    const { builtins, custom } = catalogue
     const all: CatalogueRule[] = [...builtins, ...custom]
     const refuse = (reason: RuleRejection, what: string, other: CatalogueRule, path: string) => {
       const named = `rule ${other.id} (${other.branch} ${other.ruleName})`

@@ -28,10 +28,11 @@ export class SelectiveEngine extends Engine {
     super([], almanacOptions)
   }
 
-  override addRule(properties: RuleProperties): this {
+  /** `own`: the catalogue rule's own conditions when `properties` wraps them (rule-selection.ts, selectingAtoms). */
+  override addRule(properties: RuleProperties, own: unknown = properties.conditions): this {
     const rule = new Rule(properties)
-    super.addRule(rule as unknown as RuleProperties)
-    this.index.add(rule, properties.conditions)
+    super.addRule(rule)
+    this.index.add(rule, properties.conditions, own)
     return this
   }
 

@@ -74,6 +74,7 @@ export function createBackground(
       hours: config.incidentExpiryHours,
       expired: { inc: (n) => metrics.alertTransitions.inc({ transition: 'expired' }, n) },
     },
+    { purge: (now) => storage.console.purgeSessions(now) },
   )
   const analysis = createAnalysis(
     config.analysisThreads,

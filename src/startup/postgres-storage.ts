@@ -3,7 +3,9 @@ import { hostname } from 'node:os'
 import type { FastifyBaseLogger } from 'fastify'
 import { createMetrics } from '../metrics.js'
 import { Readiness } from '../readiness.js'
+import { pgConsoleStore } from '../store/postgres/console-store.js'
 import { PgEventWriter } from '../store/postgres/event-writer.js'
+import { pgEvidenceBundles } from '../store/postgres/evidence-bundles.js'
 import { pgExpireOccurrences } from '../store/postgres/expiry.js'
 import { pgDatabaseSize, pgProbe, pgPruneOlderThan, pgQueueStats } from '../store/postgres/housekeeping.js'
 import { PgIncidentsRepository } from '../store/postgres/incidents-repository.js'
@@ -87,6 +89,8 @@ export async function openPostgresStorage(options: PostgresOptions): Promise<Sto
       return rules
     },
     incidents: new PgIncidentsRepository(pool),
+    bundles: pgEvidenceBundles(pool),
+    console: pgConsoleStore(pool),
     queue,
     queueCounts: async () => {
       const depth = await queue.depth()

@@ -4,8 +4,10 @@ import { createMetrics, sqliteFileSize } from '../metrics.js'
 import { batchedClaims } from '../queue/batched-claims.js'
 import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
+import { sqliteConsoleStore } from '../store/sqlite/console-store.js'
 import { openDatabase } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
+import { sqliteEvidenceBundles } from '../store/sqlite/evidence-bundles.js'
 import { expireOccurrences } from '../store/sqlite/expiry.js'
 import { IncidentsRepository } from '../store/sqlite/incidents-repository.js'
 import type { MigrationLog } from '../store/sqlite/migrate.js'
@@ -74,6 +76,8 @@ export function openSqliteStorage(
     },
     rules: async () => new RulesRepository(db, health),
     incidents: new IncidentsRepository(db),
+    bundles: sqliteEvidenceBundles(db),
+    console: sqliteConsoleStore(db),
     queue: batchedClaims(queue, batcher),
     queueCounts: () => {
       const depth = queue.depth()

@@ -6,6 +6,8 @@ import type { Metrics } from '../metrics.js'
 import type { Readiness } from '../readiness.js'
 import type { RulesService } from '../rules/rules-service.js'
 import type { CustomRuleStore } from '../rules/types.js'
+import type { ConsoleStore } from '../store/console-port.js'
+import type { EvidenceBundleStore } from '../store/evidence-bundles.js'
 import type { ExpiredOccurrence } from '../store/incident-expiry.js'
 import type { IncidentsReader } from '../store/incident-views.js'
 import type { IngestStore } from '../store/ingest-port.js'
@@ -43,6 +45,10 @@ export interface Storage {
   /** The custom rules, loaded. */
   rules(): Promise<CustomRuleStore>
   incidents: IncidentsReader
+  /** The diagnosed events' evidence bundles (docs/design.md, "Stored evidence"): the replay reads them. */
+  bundles: EvidenceBundleStore
+  /** The web console's sessions and reads (docs/design.md, "The web console"). */
+  console: ConsoleStore
   /** The worker's queue and store; `queue.complete` also runs inside a result's commit. */
   queue: QueuePort
   queueCounts(): Awaitable<QueueCounts>

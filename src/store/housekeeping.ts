@@ -23,7 +23,15 @@ export interface Expiry {
   expired: { inc(n?: number): void }
 }
 
-/** D22: the expiry of unheard occurrences, then retention pruning, at start and every `intervalMs` (an hour). */
+/** The web console's sessions (docs/design.md, "The web console"): those ended are removed. */
+export interface SessionPurge {
+  purge(now: number): number | Promise<number>
+}
+
+/**
+ * D22: the expiry of unheard occurrences, then retention pruning, at start and every
+ * `intervalMs` (an hour); beside them, the removal of ended console sessions.
+ */
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined
 
@@ -36,6 +44,7 @@ export class Housekeeping {
     private readonly now: () => number = Date.now,
     private readonly health?: { failed(operation: string, error: unknown): void },
     private readonly expiry?: Expiry,
+    private readonly sessions?: SessionPurge,
   ) {}
 
   start(): void {
@@ -48,9 +57,30 @@ export class Housekeeping {
     clearInterval(this.timer)
   }
 
-  /** The records removed: at once on SQLite, a promise on PostgreSQL. */
+  /** The records removed: at once on SQLite, a promise on PostgreSQL (settled once the sessions are removed too). */
   runOnce(): number | Promise<number> {
     const now = this.now()
+    const sessions = this.purgeSessions(now)
+    const records = this.expireThenPrune(now)
+    return sessions instanceof Promise ? sessions.then(() => records) : records
+  }
+
+  /** A session that ended is refused anyway; removing it only keeps the table small. Never throws. */
+  private purgeSessions(now: number): void | Promise<void> {
+    const removed = (n: number) => {
+      if (n > 0) this.log.info({ sessions: n }, 'removed ended console sessions')
+    }
+    const failed = (error: unknown) => void this.failed(error)
+    try {
+      const purged = this.sessions?.purge(now) ?? 0
+      if (purged instanceof Promise) return purged.then(removed, failed)
+      removed(purged)
+    } catch (error) {
+      failed(error)
+    }
+  }
+
+  private expireThenPrune(now: number): number | Promise<number> {
     try {
       const expired = this.expiry?.expire(now - this.expiry.hours * 3_600_000, now) ?? []
       if (expired instanceof Promise) {

@@ -1,6 +1,8 @@
 import type { IncidentStatus } from '../incidents/lifecycle.js'
 import { takePage, textBytes } from '../page-bounds.js'
 import { boundedDiagnosis } from './incident-detail-bounds.js'
+import type { IncidentExplanation } from './incident-explanation.js'
+import type { IncidentTimeline } from './incident-timeline.js'
 
 // The incidents API's read side as both storage adapters answer it (docs/api.md,
 // "Incidents"): the same filter, the same pages, the same shapes; only the SQL differs.
@@ -9,8 +11,14 @@ export interface IncidentFilter {
   status?: IncidentStatus
   instance?: string
   category?: string
+  branch?: string
+  alertname?: string
+  /** The primary finding's confidence: high or medium. */
+  confidence?: string
   /** Epoch milliseconds: incidents opened at or after. */
   since?: number
+  /** Epoch milliseconds: incidents opened before. */
+  until?: number
   limit: number
   /** Continue after this (openedAt, id) position. */
   after?: { openedAt: number; id: string }
@@ -48,6 +56,7 @@ export interface IncidentRow {
   rule_name: string | null
   category: string | null
   classification: string | null
+  confidence: string | null
 }
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
@@ -71,37 +80,59 @@ export function summary(row: IncidentRow) {
     supersededBy: row.superseded_by,
     refires: row.refires,
     diagnosis: row.branch
-      ? { branch: row.branch, ruleName: row.rule_name, category: row.category, classification: row.classification }
+      ? {
+          branch: row.branch,
+          ruleName: row.rule_name,
+          category: row.category,
+          classification: row.classification,
+          confidence: row.confidence,
+        }
       : null,
   }
 }
 
-/** The filter as a WHERE clause, in `$name` placeholders (each adapter spells them its way). */
+/**
+ * The filter as a WHERE clause, in `$name` placeholders (each adapter spells them its way).
+ * Each equality leads an index of its own ending in (opened_at, id), and the position is a
+ * row value, so that any page, the thousandth as the first, is one index range (the
+ * migrations 0011_console.sql and 0005_console.sql; docs/design.md, "The web console").
+ * Label values are indexed by their first 200 characters, then compared whole.
+ */
 export function listWhere(filter: IncidentFilter): { where: string; params: Record<string, unknown> } {
   const where: string[] = []
   const params: Record<string, unknown> = { limit: filter.limit + 1 }
-  if (filter.status) {
-    where.push('status = $status')
-    params.status = filter.status
+  for (const column of ['status', 'category', 'branch', 'confidence'] as const) {
+    const value = filter[column]
+    if (value === undefined) continue
+    where.push(`${column} = $${column}`)
+    params[column] = value
   }
-  if (filter.instance) {
-    where.push('instance = $instance')
-    params.instance = filter.instance
-  }
-  if (filter.category) {
-    where.push('category = $category')
-    params.category = filter.category
+  for (const label of ['instance', 'alertname'] as const) {
+    const value = filter[label]
+    if (value === undefined) continue
+    where.push(`substr(${label}, 1, 200) = substr($${label}, 1, 200) AND ${label} = $${label}`)
+    params[label] = value
   }
   if (filter.since !== undefined) {
     where.push('opened_at >= $since')
     params.since = filter.since
   }
+  if (filter.until !== undefined) {
+    where.push('opened_at < $until')
+    params.until = filter.until
+  }
   if (filter.after) {
-    where.push('(opened_at < $afterOpened OR (opened_at = $afterOpened AND id < $afterId))')
+    where.push('(opened_at, id) < ($afterOpened, $afterId)')
     params.afterOpened = filter.after.openedAt
     params.afterId = filter.after.id
   }
   return { where: where.length ? `WHERE ${where.join(' AND ')}` : '', params }
+}
+
+/** The list's statement for a filter: its page's rows and one more, newest first. */
+export function listQuery(filter: IncidentFilter): { sql: string; params: Record<string, unknown> } {
+  const { where, params } = listWhere(filter)
+  return { sql: `SELECT * FROM incidents ${where} ORDER BY opened_at DESC, id DESC LIMIT $limit`, params }
 }
 
 /** One page of the list from its rows (the limit plus one read, at most). */
@@ -173,4 +204,16 @@ export interface IncidentsReader {
     id: string,
     page?: EventPage,
   ): ReturnType<typeof detailView> | undefined | Promise<ReturnType<typeof detailView> | undefined>
+  /**
+   * Why the incident's latest diagnosis is what it is (docs/api.md, "Explanation");
+   * undefined when the incident does not exist, `null` when it has no diagnosis yet.
+   */
+  explanation(id: string): Awaitable<IncidentExplanation | null | undefined>
+  /**
+   * What happened to the incident, in time order, for one page of its events (docs/api.md,
+   * "Timeline"); undefined when the incident does not exist.
+   */
+  timeline(id: string, page?: EventPage): Awaitable<IncidentTimeline | undefined>
 }
+
+type Awaitable<T> = T | Promise<T>

@@ -1,5 +1,6 @@
 import { believed, type LedgerNotification, type Plan } from '../incidents/ledger-plan.js'
 import type { TransitionKind } from '../incidents/lifecycle.js'
+import type { Sender } from './duplicate-tally.js'
 
 // What the webhook needs of storage, whichever database holds it (docs/design.md,
 // "Storage"): SQLite (store/sqlite/event-writer.ts) and PostgreSQL (store/postgres/event-writer.ts)
@@ -48,7 +49,8 @@ export interface IngestStore {
   flush(): void | Promise<void>
   /** When each occurrence was last heard, its duplicates included (retention reads it). */
   readonly heard: {
-    heard(incidentId: string, at: number): void
+    /** `sender`: the hearing is a duplicate that sender's request carried, counted for the timeline. */
+    heard(incidentId: string, at: number, sender?: Sender): void
     start(everyMs: number, onError: (error: unknown) => void): void
     stop(): void
   }

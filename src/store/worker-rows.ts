@@ -1,6 +1,6 @@
 import type { OutboxRow } from '../mail/outbox-sender.js'
 import type { OutgoingMail } from '../mail/outgoing-mail.js'
-import type { IncidentRecord, StoredEvent } from '../worker/ports.js'
+import type { Headline, IncidentRecord, StoredEvent } from '../worker/ports.js'
 
 // The worker's rows as both storage adapters read and write them (docs/design.md, "Storage").
 
@@ -56,6 +56,19 @@ export function toStoredEvent(row: Record<string, unknown>): StoredEvent {
     afterEventId: row.after_event_id as string | null,
   }
 }
+
+/** Numbered parameters, `$n` (src/queue/queue-sql.ts): the values of `headlineValues`. */
+export const headlineSql =
+  'UPDATE incidents SET branch = $1, rule_name = $2, category = $3, classification = $4, confidence = $5 WHERE id = $6'
+
+export const headlineValues = (h: Headline, incidentId: string): unknown[] => [
+  h.branch,
+  h.ruleName,
+  h.category,
+  h.classification,
+  h.confidence ?? null,
+  incidentId,
+]
 
 /** Numbered parameters, `$n` (src/queue/queue-sql.ts): the values of `mailValues`. */
 export const insertMailSql = `INSERT INTO outbox (event_id, kind, after_event_id, message_id, in_reply_to, subject,

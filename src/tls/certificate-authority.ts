@@ -32,8 +32,8 @@ function serial(): string {
 }
 
 /** A minute back, so that a client whose clock is a little behind accepts it at once. */
-const validity = (count: number) => {
-  const notBefore = new Date(Date.now() - 60_000)
+const validity = (count: number, now = new Date()) => {
+  const notBefore = new Date(now.getTime() - 60_000)
   return { notBefore, notAfter: new Date(notBefore.getTime() + count * 86_400_000) }
 }
 
@@ -75,17 +75,18 @@ export async function loadCertificateAuthority(certPem: string, keyPem: string):
   return { certificate: new x509.X509Certificate(certPem), privateKey, certPem, keyPem }
 }
 
-/** A server certificate (and a new key) for these names, signed by the CA. */
+/** A server certificate (and a new key) for these names, signed by the CA, valid from `now`. */
 export async function issueServerCertificate(
   ca: CertificateAuthority,
   names: readonly SubjectName[],
+  now = new Date(),
 ): Promise<IssuedPem> {
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as KeyPair
   const certificate = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
     subject: `CN=${names.find((name) => name.type === 'dns')?.value ?? 'localhost'}`,
     issuer: ca.certificate.subject,
-    ...validity(validityDays.server),
+    ...validity(validityDays.server, now),
     signingAlgorithm: algorithm,
     publicKey: keys.publicKey,
     signingKey: ca.privateKey,
@@ -104,6 +105,10 @@ export async function issueServerCertificate(
 /** The first certificate of a PEM chain. */
 const firstCertificate = (chainPem: string) =>
   /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/.exec(chainPem)?.[0] ?? chainPem
+
+/** When a certificate (the first of a chain) stops being valid. */
+export const certificateNotAfter = (chainPem: string): Date =>
+  new x509.X509Certificate(firstCertificate(chainPem)).notAfter
 
 /** The DNS names and IP addresses a certificate (the first of a chain) names, canonical. */
 export function certificateNames(chainPem: string): SubjectName[] {

@@ -1,5 +1,6 @@
 import type { IncidentStatus, TransitionKind } from '../incidents/lifecycle.js'
 import type { OutgoingMail } from '../mail/outgoing-mail.js'
+import type { EncodedBundle } from '../rules/bundle/evidence-bundle.js'
 
 // What the worker needs from storage and the queue, implemented in store/ and queue/ and
 // wired in service.ts, so that data keeps flowing one way (CONTRIBUTING.md).
@@ -27,6 +28,8 @@ export interface Headline {
   ruleName: string
   category: string
   classification: string
+  /** The primary finding's confidence, when the diagnosis recorded it (a filter of the console's list). */
+  confidence?: string | null
 }
 
 export interface IncidentRecord {
@@ -57,9 +60,9 @@ export interface WorkerStore {
   incident(id: string): Awaitable<IncidentRecord | undefined>
   predecessor(eventId: string): Awaitable<PredecessorState>
   /**
-   * One transaction: the result, the incident headline (a diagnosis), the outbox row, and
-   * `lease`'s queue item done (compared with its token). Resolves once committed; false when
-   * the event already had a result (then the lease is left as it was).
+   * One transaction: the result, the incident headline (a diagnosis), the evidence bundle,
+   * the outbox row, and `lease`'s queue item done (compared with its token). Resolves once
+   * committed; false when the event already had a result (then the lease is left as it was).
    */
   commit(input: {
     eventId: string
@@ -67,6 +70,8 @@ export interface WorkerStore {
     kind: 'diagnosis' | 'recovery'
     result: unknown
     headline?: Headline
+    /** A diagnosis's evidence bundle (docs/design.md, "Stored evidence"). */
+    bundle?: EncodedBundle
     mail?: OutgoingMail
     lease?: Lease
     now: number

@@ -5,6 +5,7 @@ import { diagnosisSubject, messageId, recoverySubject } from '../report/headers.
 import { type AlertView, diagnosisModel, formatDuration, webLink } from '../report/report-model.js'
 import type { ReportTemplates } from '../report/templates.js'
 import type { Analysis } from './analysis/analysis-pool.js'
+import { diagnosisRecord } from './diagnosis-record.js'
 import type { EventLog, LogSink } from './event-log.js'
 import type { IncidentRecord, Lease, ProcessOutcome, StoredEvent, WorkerStore } from './ports.js'
 
@@ -156,23 +157,16 @@ async function diagnose(
     now,
   })
   const rendered = deps.templates.diagnosis(model)
-  const { rule, classification } = diagnosis.primary
+  const { rule, classification, confidence } = diagnosis.primary
   const headline = { branch: rule.branch, ruleName: rule.ruleName, category: rule.category, classification }
-  const result = {
-    primary: model.primary,
-    matches: [model.primary, ...model.others],
-    evidence: collected.summary,
-    excerpts: model.logs.excerpts,
-    catalogue: diagnosis.catalogue,
-    trace: diagnosis.trace,
-    lifecycle: model.lifecycle,
-  }
+  const { result, bundle } = await diagnosisRecord(collected, diagnosis, model, log)
   const committed = await commit({
     eventId: event.id,
     incidentId: incident.id,
     kind: 'diagnosis',
     result,
-    headline,
+    headline: { ...headline, confidence },
+    ...(bundle ? { bundle } : {}),
     mail: {
       eventId: event.id,
       kind,

@@ -167,7 +167,14 @@ describe('diag rules (the rulepack CLI)', () => {
   it('prints its version, and help with an example for every command', async () => {
     const version = await cli(['--version'])
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/)
-    for (const command of ['rules push', 'rules list', 'rules test', 'incidents list', 'incidents show']) {
+    for (const command of [
+      'rules push',
+      'rules list',
+      'rules test',
+      'rules replay',
+      'incidents list',
+      'incidents show',
+    ]) {
       const help = await cli([...command.split(' '), '--help'])
       expect(help.code).toBe(0)
       expect(help.stdout).toContain(`usage: appserver-diag ${command}`)

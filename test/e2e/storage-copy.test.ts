@@ -65,13 +65,14 @@ describe('appserver-diag storage copy', () => {
     )
     const incidents = (await before.call('GET', '/api/v1/incidents')).json().incidents
     const rules = (await before.call('GET', '/api/v1/rules?limit=200')).json().rules
+    const explanation = (await before.call('GET', `/api/v1/incidents/${incidents[0].id}/explanation`)).json()
     before.service.child.kill('SIGTERM')
     await before.service.exited
 
     const url = await postgres.createDatabase('copied')
     const copied = await cli(['storage', 'copy', '--from', join(cwd, 'data', 'diagnostic.db'), '--to', url, '--json'])
     const counts = JSON.parse(copied.stdout).copied
-    expect(counts).toMatchObject({ incidents: 2, events: 2, results: 2, outbox: 2, rules: 10 })
+    expect(counts).toMatchObject({ incidents: 2, events: 2, results: 2, outbox: 2, evidence_bundles: 2, rules: 10 })
 
     // A second copy into the same database is refused and changes nothing.
     const again = await cli(['storage', 'copy', '--from', join(cwd, 'data', 'diagnostic.db'), '--to', url]).catch(
@@ -82,6 +83,8 @@ describe('appserver-diag storage copy', () => {
     const after = await start(cwd, { DIAG_DATABASE_URL: url })
     expect((await after.call('GET', '/api/v1/incidents')).json().incidents).toEqual(incidents)
     expect((await after.call('GET', '/api/v1/rules?limit=200')).json().rules).toEqual(rules)
+    // The evidence bundles came along, byte for byte (their sizes), with the explanation.
+    expect((await after.call('GET', `/api/v1/incidents/${incidents[0].id}/explanation`)).json()).toEqual(explanation)
     // The repeat of an alert filed on SQLite is a duplicate on PostgreSQL; a new rule gets the next id.
     const repeat = await after.call('POST', '/api/v1/alerts/alertmanager', webhook([alert({ id: 'copy-1' })]))
     expect(repeat.json().events[0]).toMatchObject({ duplicate: true })

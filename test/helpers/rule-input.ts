@@ -17,3 +17,19 @@ export const validRule = (overrides: Record<string, unknown> = {}) => ({
   ],
   ...overrides,
 })
+
+/**
+ * A candidate for a replay (docs/api.md, "Replay a candidate rule"): a probable cause at
+ * priority 100 that matches a line of examples/logs/app-01, so it outranks TD-02 there
+ * (uncorroborated, priority 50) and changes that incident's branch.
+ */
+export const exportRunawayRule = validRule({
+  ruleId: undefined,
+  branch: 'RP-01',
+  ruleName: 'ReportExportRunaway',
+  category: 'application_lifecycle',
+  pattern: '/export [0-9]{1,8} started for customer/',
+  classification: 'PROBABLE_CAUSE',
+  confidence: 'MEDIUM',
+  priority: 100,
+})

@@ -37,10 +37,13 @@ describe('the OpenAPI description', () => {
         'GET /metrics',
         'GET /api/v1/incidents',
         'GET /api/v1/incidents/{id}',
+        'GET /api/v1/incidents/{id}/explanation',
+        'GET /api/v1/incidents/{id}/timeline',
         'GET /api/v1/rules',
         'GET /api/v1/rules/{idOrBranch}',
         'POST /api/v1/alerts/alertmanager',
         'POST /api/v1/rules',
+        'POST /api/v1/rules/replay',
       ].sort(),
     )
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })

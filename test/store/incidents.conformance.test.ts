@@ -71,7 +71,12 @@ async function history(store: Opened) {
     eventId: e1.eventId,
     incidentId: e1.incidentId,
     kind: 'diagnosis',
-    result: { primary: { branch: 'TD-02' }, matches: [], trace: ['never shown'] },
+    // A log line's NUL byte is escaped in the stored JSON, which PostgreSQL's jsonb refuses.
+    result: {
+      primary: { branch: 'TD-02', excerpt: 'a line with a NUL \u0000 byte' },
+      matches: [],
+      trace: ['never shown'],
+    },
     headline: {
       branch: 'TD-02',
       ruleName: 'JavaHeapExhausted',
@@ -137,6 +142,7 @@ describe('incidents reader on SQLite and PostgreSQL', () => {
     expect(JSON.stringify(onSqlite)).not.toContain('never shown')
     expect(onSqlite?.detail).toMatchObject({ status: 'resolved', diagnosis: { primary: { branch: 'TD-02' } } })
     expect(onSqlite?.rest).toHaveLength(1)
+    expect(onSqlite?.detail).toMatchObject({ diagnosis: { primary: { excerpt: 'a line with a NUL \u0000 byte' } } })
     expect(onPostgres).toEqual(onSqlite)
   })
 })

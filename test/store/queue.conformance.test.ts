@@ -143,6 +143,44 @@ describe.each([
     }
   })
 
+  it('keeps the depth per status equal to the items through claims, retries, failures, recoveries and deletions', async () => {
+    clock.now = 4_000_000
+    const store = await open()
+    const depthAgrees = async () => {
+      const depth = await store.rows('SELECT status, sum(items) AS items FROM queue_depth GROUP BY status')
+      const items = await store.rows('SELECT status, count(*) AS items FROM queue_items GROUP BY status')
+      const of = (rows: Array<Record<string, unknown>>, status: string) =>
+        Number(rows.find((row) => row.status === status)?.items ?? 0)
+      for (const status of ['queued', 'processing', 'done', 'failed']) expect(of(depth, status)).toBe(of(items, status))
+      return of(items, 'queued')
+    }
+    try {
+      await enqueue(store, 40)
+      expect(await depthAgrees()).toBe(40)
+      // Every replica claims at once, and each lease ends its own way.
+      await Promise.all(
+        store.queues.map(async (queue, replica) => {
+          for (const [i, lease] of (await queue.claimMany(6)).entries()) {
+            if (i % 4 === 0) await queue.complete(lease)
+            else if (i % 4 === 1) await queue.retry(lease, 0, 'again')
+            else if (i % 4 === 2) await queue.fail(lease, 'for good')
+            else if (replica === 0) await queue.defer(lease, 0, 'later')
+          }
+        }),
+      )
+      await depthAgrees()
+      clock.now += 1001
+      await store.queues[1]?.recoverExpired()
+      await depthAgrees()
+      await store.rows(
+        "DELETE FROM events WHERE id IN (SELECT event_id FROM queue_items WHERE status <> 'queued') RETURNING id",
+      )
+      expect(await depthAgrees()).toBeGreaterThan(0)
+    } finally {
+      await store.close()
+    }
+  })
+
   it('hands every item to exactly one of the replicas claiming at once', async () => {
     clock.now = 3_000_000
     const store = await open()

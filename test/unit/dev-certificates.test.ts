@@ -69,6 +69,25 @@ describe('the generated CA and server certificate (D3, docs/operations.md "The g
     expect(mode('server-key.pem')).toBe('600')
   })
 
+  it('issues it again, by the same CA, at a start within 30 days of its end, and not before', async () => {
+    await ensureDevCertificates(dir, base)
+    const ca = read('ca.pem')
+    const first = new X509Certificate(read('server.pem'))
+    const end = new Date(first.validTo).getTime()
+    const day = 86_400_000
+    expect(await ensureDevCertificates(dir, base, new Date(end - 31 * day))).toMatchObject({ reissued: false })
+    expect(new X509Certificate(read('server.pem')).serialNumber).toBe(first.serialNumber)
+    expect(await ensureDevCertificates(dir, base, new Date(end - 29 * day))).toMatchObject({
+      created: false,
+      reissued: true,
+    })
+    const renewed = new X509Certificate(read('server.pem'))
+    expect(renewed.serialNumber).not.toBe(first.serialNumber)
+    expect(new Date(renewed.validTo).getTime()).toBeGreaterThan(end + 700 * day)
+    expect(read('ca.pem')).toBe(ca)
+    expect(issuedBy('server.pem', 'ca.pem')).toBe(true)
+  })
+
   it('issues it again when its key is not the certificate’s (a pair half written before a crash)', async () => {
     await ensureDevCertificates(dir, base)
     writeFileSync(join(dir, 'server-key.pem'), (await createCertificateAuthority()).keyPem)

@@ -165,6 +165,26 @@ describe('the exception reader, by layout', () => {
     ])
   })
 
+  it('reads a Java exception named the way JRuby prints it (Logstash): Java::JavaSql::SQLRecoverableException', () => {
+    // https://github.com/logstash-plugins/logstash-integration-jdbc/issues/63
+    const records = read([
+      '[ERROR] 2021-04-14 14:13:23.626 [[main]<jdbc] jdbc - Unable to connect to database. Tried 1 times {:error_message=>"Java::JavaSql::SQLRecoverableException: IO Error: The Network Adapter could not establish the connection"}',
+    ])
+    expect(records.map((r) => [r.line, r.level, r.class, r.message])).toEqual([
+      [
+        1,
+        'error',
+        'java.sql.SQLRecoverableException',
+        'IO Error: The Network Adapter could not establish the connection"}',
+      ],
+    ])
+    // Ruby's own exceptions are not Java classes; a package of several segments is read back from its camel case.
+    expect(read(['Sequel::DatabaseConnectionError: PG::ConnectionBad: FATAL'])).toEqual([])
+    expect(
+      read(['Java::OrgPostgresqlUtil::PSQLException: FATAL: password authentication failed']).map((r) => r.class),
+    ).toEqual(['org.postgresql.util.PSQLException'])
+  })
+
   it('reads wrapped records (a Payara record whose message line precedes the trace) and localised levels', () => {
     // https://github.com/IQSS/dataverse/issues/8208
     const payara = read([
@@ -262,6 +282,25 @@ describe('the exception reader, by layout', () => {
       vendorCode: { vendor: 'db2', code: '-4499' },
     })
   })
+
+  it('reads an errno from the C library message in the host’s language: German, French, Chinese (glibc’s own translations)', () => {
+    // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
+    const german = read([
+      'Dec  7 12:03:35 dapnet java[16463]: java.io.IOException: Zu viele offene Dateien',
+      'Dec  7 12:03:35 dapnet java[16463]: at sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method) ~[?:1.8.0_151]',
+    ])
+    expect(german.map((r) => [r.class, r.errno])).toEqual([['java.io.IOException', 'EMFILE']])
+    // The longer message first, in every language: the system's file table is not the process's.
+    expect(codesIn('java.io.IOException: Zu viele offene Dateien im System').errno).toBe('ENFILE')
+    expect(codesIn('java.io.IOException: Trop de fichiers ouverts dans le système').errno).toBe('ENFILE')
+    expect(codesIn('java.io.IOException: 系统中打开的文件过多').errno).toBe('ENFILE')
+    expect(codesIn('java.net.ConnectException: Connexion refusée (Connection refused)').errno).toBe('ECONNREFUSED')
+    expect(codesIn('java.io.IOException: Auf dem Gerät ist kein Speicherplatz mehr verfügbar').errno).toBe('ENOSPC')
+    expect(codesIn('java.net.BindException: 地址已在使用 (Bind failed)').errno).toBe('EADDRINUSE')
+    expect(
+      codesIn('java.net.SocketException: Die Verbindung wurde vom Kommunikationspartner zurückgesetzt').errno,
+    ).toBe('ECONNRESET')
+  })
 })
 
 describe('what the reader does not read as a failure', () => {
@@ -289,6 +328,24 @@ describe('what the reader does not read as a failure', () => {
       [1, 'debug', false],
       [3, 'debug', false],
       [5, 'warn', true],
+    ])
+    // The line that logged a trace owns it; a line that logs its level and exception owns nothing above.
+    expect(records.map((r) => r.owner)).toEqual([null, 2, null])
+  })
+
+  it('notes the line that owns a trace behind a journal prefix, and none for a line of codes alone', () => {
+    // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
+    // https://github.com/Staartvin/Autorank-2/issues/345
+    const records = read([
+      'Dec  7 12:03:35 dapnet java[16463]: 12:03:35.493 [nioEventLoopGroup-2-1] WARN  io.netty.channel.DefaultChannelPipeline - An exceptionCaught() event was fired, and it reached at the tail of the pipeline. It usually means the last handler in the pipeline did not handle the exception.',
+      'Dec  7 12:03:35 dapnet java[16463]: java.io.IOException: Zu viele offene Dateien',
+      'Dec  7 12:03:35 dapnet java[16463]: at sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method) ~[?:1.8.0_151]',
+      '[12:57:22] [pool-16-thread-1/INFO]: SQLDataStorage.executeQuery',
+      '[12:57:22] [pool-16-thread-1/INFO]: SQLState: 08S01',
+    ])
+    expect(records.map((r) => [r.line, r.owner, r.level])).toEqual([
+      [2, 1, 'warn'],
+      [5, null, 'info'],
     ])
   })
 })

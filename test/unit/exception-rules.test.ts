@@ -89,6 +89,42 @@ describe('the ranking rule: the deepest cause decides the kind, the component de
     ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
   })
 
+  it('counts the line that logged a trace as part of it: a start-up banner over a LinkageError is TD-15, over refused credentials TD-18', async () => {
+    // https://github.com/spring-projects-experimental/spring-boot-thin-launcher/issues/61
+    expect(
+      await diagnose([
+        ' ERROR org.springframework.boot.SpringApplication - Application run failed',
+        'java.lang.NoSuchMethodError: org.springframework.util.Assert.isTrue(ZLjava/util/function/Supplier;)V',
+        '        at org.springframework.boot.context.properties.bind.Bindable.withExistingValue(Bindable.java:162)',
+      ]),
+    ).toEqual({ primary: ['TD-15', 'probable_cause'], branches: ['TD-15', 'TD-05'] })
+    // https://github.com/Grashjs/cmms/issues/38
+    expect(
+      await diagnose([
+        '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+        'org.springframework.beans.factory.BeanCreationException: Error creating bean with name \'liquibase\' defined in class path resource [org/springframework/boot/autoconfigure/liquibase/LiquibaseAutoConfiguration$LiquibaseConfiguration.class]: Invocation of init method failed; nested exception is liquibase.exception.DatabaseException: org.postgresql.util.PSQLException: FATAL: password authentication failed for user "hamzamix"',
+        '\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.initializeBean(AbstractAutowireCapableBeanFactory.java:1804) ~[spring-beans-5.3.19.jar!/:5.3.19]',
+      ]),
+    ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18', 'TD-05'] })
+    // The same banner over a cause the start-up failure owns (a port in use) stays TD-05.
+    expect(
+      await diagnose([
+        '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+        'java.net.BindException: Address already in use',
+        '\tat java.base/sun.nio.ch.Net.bind0(Native Method)',
+      ]),
+    ).toMatchObject({ branches: ['TD-05'] })
+    // A line that logs its own exception owns no trace below it: an independent start-up banner is not gainsaid.
+    expect(
+      (
+        await diagnose([
+          '2025-04-25 16:31:18.179 ERROR 1 --- [           main] o.s.boot.SpringApplication               : Application run failed',
+          '2025-04-25 16:31:19.002 ERROR 1 --- [     worker-1] c.e.Jobs : job failed: java.lang.NoSuchMethodError: com.example.Foo.bar()V',
+        ])
+      ).branches,
+    ).toEqual(['TD-05', 'TD-15'])
+  })
+
   it('never ranks an operator’s pattern rule as contradicted: it has no meaning the reader could gainsay', async () => {
     const custom = offlineCustomRule(
       {
@@ -145,6 +181,20 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       primary: ['TD-08', 'undetermined'],
       branches: ['TD-08'],
     })
+    // Netty's event loop words the same shutdown its own way. https://github.com/redisson/redisson/issues/3988
+    const netty = [
+      'java.util.concurrent.RejectedExecutionException: event executor terminated',
+      '        at io.netty.util.concurrent.SingleThreadEventExecutor.reject(SingleThreadEventExecutor.java:926) ~[patched_1.17.1.jar:git-Airplane-92]',
+    ]
+    expect(await diagnose(netty)).toEqual({ primary: ['TD-08', 'undetermined'], branches: ['TD-08'] })
+    // A saturated pool is still one.
+    expect(
+      (
+        await diagnose([
+          'java.util.concurrent.RejectedExecutionException: Task java.util.concurrent.FutureTask@1 rejected from java.util.concurrent.ThreadPoolExecutor@2[Running, pool size = 8, active threads = 8, queued tasks = 100, completed tasks = 9]',
+        ])
+      ).primary,
+    ).toEqual(['TD-10', 'probable_cause'])
   })
 
   it('does not confirm a SQLSTATE on a statement that was retried, however many attempts logged it', async () => {
@@ -186,6 +236,54 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       fromText.matches.map((m) => [m.rule.branch, m.classification, m.logMatch?.line]),
     )
     expect(excerptOfText(text).text).toBe(text)
+  })
+})
+
+describe('wordings of the catalogue for states no exception carries (kinds the corpus showed)', () => {
+  it('reads HikariCP’s statistics at a time-out with busy connections and waiters as an exhausted pool (TD-09)', async () => {
+    // https://github.com/brettwooldridge/HikariCP/issues/1313
+    expect(
+      await diagnose([
+        'MasterDB - Timeout failure stats (total=45, active=45, idle=0, waiting=16)',
+        'MasterDB - Timeout failure stats (total=38, active=38, idle=0, waiting=36)',
+      ]),
+    ).toEqual({ primary: ['TD-09', 'confirmed_cause'], branches: ['TD-09'] })
+    // No connection at all is a pool that cannot open one (the database), not one used up.
+    // https://github.com/brettwooldridge/HikariCP/issues/1911
+    expect(
+      (
+        await diagnose([
+          '2022-03-04 02:04:56,582 [http-nio-5370-exec-9] DEBUG hikari.pool.HikariPool[421] [] - HikariPool-1 - Timeout failure stats (total=0, active=0, idle=0, waiting=9)',
+        ])
+      ).branches,
+    ).not.toContain('TD-09')
+  })
+
+  it('reads the Kafka client’s broker that cannot be reached as a dependency refusing connections (TD-01)', async () => {
+    // https://github.com/Yolean/kubernetes-kafka/issues/229
+    const line = (time: string, node: number, host: string) =>
+      `[2018-12-02 13:51:${time}] WARN [Producer clientId=console-producer] Connection to node ${node} (${host}:9092) could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)`
+    expect(await diagnose([line('02,310', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22')])).toEqual({
+      primary: ['TD-01', 'probable_cause'],
+      branches: ['TD-01'],
+    })
+    expect(
+      (
+        await diagnose([
+          line('02,310', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22'),
+          line('05,384', 1, 'kafka-1.broker.kafka.svc.cluster.local/10.36.1.22'),
+        ])
+      ).primary,
+    ).toEqual(['TD-01', 'confirmed_cause'])
+  })
+
+  it('reads Open Liberty’s CWWKO0221E, an endpoint that could not bind its port, as a start-up failure (TD-05)', async () => {
+    // https://github.com/OpenLiberty/open-liberty/issues/32755
+    expect(
+      await diagnose([
+        '[8/25/25, 12:02:58:728 PDT] 00000032 io.openliberty.netty.internal.tcp.TCPUtils                   E CWWKO0221E: TCP Channel defaultHttpEndpoint initialization did not succeed.  The socket bind did not succeed for host 0.0.0.0 and port 8010.  The port might already be in use.  Exception Message: Address already in use',
+      ]),
+    ).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
   })
 })
 

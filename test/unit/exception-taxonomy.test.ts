@@ -67,6 +67,25 @@ describe('the exception taxonomy', () => {
     expect(taxonomy.isA('com.example.orders.LedgerException', 'java.lang.Throwable')).toBe(true)
   })
 
+  it('reads a relocated (shaded) copy of a listed class as that class: gRPC’s Netty is Netty', () => {
+    expect(taxonomy.ancestors('io.grpc.netty.shaded.io.netty.channel.ConnectTimeoutException').slice(0, 3)).toEqual([
+      'io.grpc.netty.shaded.io.netty.channel.ConnectTimeoutException',
+      'io.netty.channel.ConnectTimeoutException',
+      'java.net.ConnectException',
+    ])
+    // https://github.com/AnoyiX/grpc-spring-boot-starter/issues/18
+    expect(
+      verdict(
+        'io.grpc.StatusRuntimeException: UNAVAILABLE: io exception',
+        'Caused by: io.grpc.netty.shaded.io.netty.channel.ConnectTimeoutException: connection timed out: /192.168.1.211:6565',
+      ),
+    ).toEqual(['downstream-timeout', 'TD-13'])
+    // Only a whole package path relocates: a class merely ending with a listed simple name is not a copy of it.
+    expect(taxonomy.ancestors('com.example.netty.channel.ConnectTimeoutException')).toEqual([
+      'com.example.netty.channel.ConnectTimeoutException',
+    ])
+  })
+
   it('reads codes whatever the language of the message, and the vendor from the classes', () => {
     // https://github.com/enioka-Haute-Couture/jqm/issues/432 (French)
     expect(
@@ -101,6 +120,13 @@ describe('the exception taxonomy', () => {
       'database-connection-limit',
       'TD-18',
     ])
+    // MySQL's server messages decide whoever wraps them: Quartz quotes the lock wait time-out in its own exception.
+    // https://github.com/quartz-scheduler/quartz/issues/759
+    expect(
+      verdict(
+        'org.quartz.JobPersistenceException: Failure recovering jobs: Lock wait timeout exceeded; try restarting transaction',
+      ),
+    ).toEqual(['lock-contention', 'TD-14'])
     // An errno beats the class: a ConnectException that timed out is a time-out.
     expect(verdict('java.net.ConnectException: Connection timed out (Connection timed out)')).toEqual([
       'downstream-timeout',

@@ -70,7 +70,7 @@ describe('migration 0004 (incident lifecycle)', () => {
   it('moves the previous version’s events and incidents onto the lifecycle', () => {
     const db = previousVersionDb()
     // 0004 and those after it (0005 adds the custom rules' priority, 0006 believed starts and hearing).
-    expect(runMigrations(db)).toEqual([4, 5, 6, 7, 8, 9])
+    expect(runMigrations(db)).toEqual([4, 5, 6, 7, 8, 9, 10, 11])
     expect(db.pragma('foreign_key_check')).toEqual([])
     const incidentOf = (eventId: string) =>
       db

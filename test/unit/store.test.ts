@@ -35,7 +35,9 @@ describe('store', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(runMigrations(db)).toEqual([])
-    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+    expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    ])
   })
 
   it('keeps queue_depth equal to the real counts through inserts, status changes and deletes', () => {

@@ -25,7 +25,7 @@ const summaryProperties = {
 
 const headline = {
   type: 'object',
-  properties: { branch: text, ruleName: text, category: text, classification: text },
+  properties: { branch: text, ruleName: text, category: text, classification: text, confidence: nullable(text) },
 }
 
 export const incidentSummary = {
@@ -93,6 +93,45 @@ export const incidentDetail = {
       },
     },
     /** Pass it as `eventsCursor` for the next page of events; null on the last page. */
+    nextEventsCursor: nullable(text),
+  },
+}
+
+/** GET /api/v1/incidents/:id/explanation (docs/api.md, "Explanation"); the shapes are src/store/incident-explanation.ts's. */
+export const incidentExplanation = {
+  type: 'object',
+  required: ['incidentId', 'eventId', 'diagnosedAt', 'primary', 'explanation', 'evidence'],
+  properties: {
+    incidentId: text,
+    /** The diagnosed event: the incident's latest diagnosis. */
+    eventId: text,
+    diagnosedAt: instant,
+    primary: nullable(freeForm),
+    /** Rules matched or almost matched with their conditions, and the ranking; null before this version stored it. */
+    explanation: nullable(freeForm),
+    evidence: nullable({
+      type: 'object',
+      properties: { storedBytes: { type: 'integer' }, rawBytes: { type: 'integer' }, truncated: { type: 'boolean' } },
+    }),
+  },
+}
+
+/** GET /api/v1/incidents/:id/timeline (docs/api.md, "Timeline"); the entries are src/store/incident-timeline.ts's. */
+export const incidentTimeline = {
+  type: 'object',
+  required: ['incidentId', 'openedAt', 'entries', 'nextEventsCursor'],
+  properties: {
+    incidentId: text,
+    openedAt: instant,
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['kind', 'at', 'sinceOpenedMs'],
+        additionalProperties: true,
+        properties: { kind: text, at: instant, sinceOpenedMs: { type: 'integer' } },
+      },
+    },
     nextEventsCursor: nullable(text),
   },
 }

@@ -171,6 +171,15 @@ export async function appendOnlyGuard(app: FastifyInstance) {
     onRequest: refuse('GET, POST'),
     handler: async () => undefined,
   })
+  // The replay changes nothing and is no rule: only POST.
+  app.route({
+    method: ['PUT', 'PATCH', 'DELETE'],
+    url: '/api/v1/rules/replay',
+    config,
+    schema,
+    onRequest: refuse('POST'),
+    handler: async () => undefined,
+  })
   for (const url of ['/api/v1/rules/:idOrBranch', '/api/v1/rules/*']) {
     app.route({
       method: ['POST', 'PUT', 'PATCH', 'DELETE'],

@@ -28,10 +28,12 @@ import {
   stateQuery,
   statesOf,
   statesQuery,
+  statesText,
 } from './identity-states.js'
-import { applyWrite, writeStatement } from './ledger-writes.js'
+import { applyWrite, ledgerStatements, writeStatement } from './ledger-writes.js'
 import { inTransaction } from './pool.js'
-import { inlined, type Statement } from './sql-literals.js'
+import { PreparedStatements } from './prepared.js'
+import type { Statement } from './sql-literals.js'
 
 const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprint, status, starts_at, ends_at,
   starts_ms, ends_ms, alertname, instance, severity, alert, receiver, group_key, principal, received_at, incident_id,
@@ -39,17 +41,36 @@ const insertEvent = `WITH event AS (INSERT INTO events (id, identity, fingerprin
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id)
   INSERT INTO queue_items (event_id, available_at, created_at, updated_at) SELECT id, $16, $16, $16 FROM event WHERE $20`
 
+/** The cluster's queued items (D9's capacity), from the shards a trigger keeps (migration 0004). */
+const queuedText = "SELECT coalesce(sum(items), 0)::int AS n FROM queue_depth WHERE status = 'queued'"
+/** Transaction-scoped advisory locks, taken in the order of the array. */
+const locksText = 'SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k'
+
+/** Every statement of the ingest transaction, prepared once per connection. */
+const ingestStatements = new PreparedStatements({
+  queued: queuedText,
+  locks: locksText,
+  states: statesText,
+  insert_event: insertEvent,
+  ...ledgerStatements,
+})
+
 /**
  * What the ingest transaction does before its first read, in the round trip of its BEGIN:
  * the cluster's queued items (D9's capacity) and the transaction-scoped advisory locks of
- * the alerts' identities, in sorted order (no deadlock between two requests). The lock
- * keys are numbers computed here, so the statements need no parameters.
+ * the alerts' identities, in sorted order (no deadlock between two requests).
  */
 function openIngest(alerts: readonly AlertEventInput[]): string {
-  const keys = [...new Set(alerts.map((alert) => lockKey(alert.identity)))].sort()
-  const locks = keys.length > 0 ? `SELECT ${keys.map((key) => `pg_advisory_xact_lock(${key})`).join(', ')};` : ''
-  return `SELECT count(*)::int AS n FROM queue_items WHERE status = 'queued';${locks}`
+  const keys = [...new Set(alerts.map((alert) => lockKey(alert.identity)))].sort().map(BigInt)
+  return [
+    PreparedStatements.generic,
+    ingestStatements.execute({ text: queuedText, values: [] }),
+    ingestStatements.execute({ text: locksText, values: [keys] }),
+  ].join(';')
 }
+
+/** The queued count from the results of openIngest's statements (the second). */
+const queuedIn = (opened: readonly pg.QueryResult[]) => Number(opened[1]?.rows[0]?.n)
 
 /** An identity's advisory lock: 60 bits of its SHA-256, a positive bigint. */
 export const lockKey = (identity: string) => BigInt(`0x${sha256Hex(identity).slice(0, 15)}`).toString()
@@ -250,7 +271,7 @@ export class PgEventWriter implements IngestStore {
         let queued = 0
         for (const pending of batch) this.seen.add(pending.request.alerts)
         planned.forEach(({ outcome, heard }, i) => {
-          for (const incidentId of heard) this.heard.heard(incidentId, now)
+          for (const incidentId of heard) this.heard.heard(incidentId, now, batch[i]?.request)
           if (outcome.kind === 'accepted') queued += outcome.queued
           batch[i]?.resolve(outcome)
         })
@@ -281,7 +302,8 @@ export class PgEventWriter implements IngestStore {
     const alerts = known.flatMap((pending) => pending.request.alerts)
     const answered = new Set<Pending>()
     try {
-      const states = statesOf((await this.pool.query(statesQuery(alerts))).rows, alerts)
+      const read = await ingestStatements.query<StateRow & { n: number }>(this.pool, statesQuery(alerts))
+      const states = statesOf(read.rows, alerts)
       const now = this.now()
       let offset = 0
       for (const pending of known) {
@@ -294,7 +316,7 @@ export class PgEventWriter implements IngestStore {
         for (const [i, alert] of own.entries()) {
           const t = repeats[i] as Extract<Transition, { kind: 'duplicate' }>
           events.push(await this.duplicate(this.pool, alert, t, ownStates[i] as State))
-          this.heard.heard(t.occurrence.id, now)
+          this.heard.heard(t.occurrence.id, now, pending.request)
         }
         answered.add(pending)
         pending.resolve(accepted(events, 0))
@@ -333,11 +355,11 @@ export class PgEventWriter implements IngestStore {
   /** One transaction of two round trips for the whole batch (see the class). */
   private writeBatch(requests: IngestRequest[]): Promise<Planned[]> {
     const alerts = requests.flatMap((request) => request.alerts)
-    const opening = `${openIngest(alerts)}${statesQuery(alerts)};`
+    const opening = `${openIngest(alerts)};${ingestStatements.execute(statesQuery(alerts))};`
     return inTransaction(
       this.pool,
       async (client, opened) => {
-        const queuedAtStart = Number(opened[0]?.rows[0]?.n)
+        const queuedAtStart = queuedIn(opened)
         const states = statesOf((opened.at(-1)?.rows ?? []) as Array<StateRow & { n: number }>, alerts)
         const now = this.now()
         let queued = queuedAtStart
@@ -352,8 +374,14 @@ export class PgEventWriter implements IngestStore {
         }
         return planned
       },
-      opening,
-      (planned) => planned.flatMap((plan) => plan.statements.map((statement) => `${inlined(statement)};`)).join(''),
+      {
+        opening,
+        closing: (planned) =>
+          planned
+            .flatMap((plan) => plan.statements.map((statement) => `${ingestStatements.execute(statement)};`))
+            .join(''),
+        prepared: ingestStatements,
+      },
     )
   }
 
@@ -442,8 +470,8 @@ export class PgEventWriter implements IngestStore {
         try {
           const outcome = await inTransaction(
             this.pool,
-            (client, [queued]) => this.writeAlone(client, request, this.now(), Number(queued?.rows[0]?.n)),
-            openIngest(request.alerts),
+            (client, opened) => this.writeAlone(client, request, this.now(), queuedIn(opened)),
+            { opening: openIngest(request.alerts), prepared: ingestStatements },
           )
           this.options.health?.succeeded()
           if (outcome.kind === 'accepted' && outcome.queued > 0) this.options.onQueued?.()
@@ -475,7 +503,7 @@ export class PgEventWriter implements IngestStore {
       const t = applied.transition
       if (t.kind === 'duplicate') {
         events.push(await this.duplicate(client, alert, t, state))
-        this.heard.heard(t.occurrence.id, now)
+        this.heard.heard(t.occurrence.id, now, request)
         continue
       }
       // D9: the capacity counts the cluster's queue, read inside the transaction.

@@ -1,7 +1,7 @@
 import type { IdentityState } from '../../incidents/lifecycle.js'
 import { type IncidentRow, identityState, stateQueries } from '../incident-rows.js'
 import type { AlertEventInput } from '../ingest-port.js'
-import { inlined } from './sql-literals.js'
+import type { Statement } from './sql-literals.js'
 
 // The lifecycle's reads of an identity (docs/design.md, "Incidents"), in PostgreSQL's form:
 // for one alert with parameters, or for every alert of a batch in one statement.
@@ -39,19 +39,19 @@ export function stateOf(rows: readonly StateRow[], startsAt: number): State {
 }
 
 /**
- * `stateQuery` for many notifications in one statement without parameters (it is sent with
- * the BEGIN and the locks): each notification a row of VALUES, its reads joined laterally,
- * every row tagged with its notification's index `n`.
+ * `stateQuery` for many notifications in one statement: the notifications as three arrays,
+ * their reads joined laterally, every row tagged with its notification's index `n`. It is
+ * prepared (prepared.ts): its text is the same for every batch.
  */
-export function statesQuery(alerts: readonly AlertEventInput[]): string {
-  const values = alerts
-    .map((alert, n) =>
-      inlined({ text: '($1, $2, $3::bigint, $4)', values: [n, alert.identity, alert.startsAt, alert.status] }),
-    )
-    .join(', ')
-  const lateral = stateQuery.replaceAll('$1', 'q.identity').replaceAll('$2', 'q.starts_at').replaceAll('$3', 'q.status')
-  return `SELECT q.n, s.* FROM (VALUES ${values}) AS q(n, identity, starts_at, status) CROSS JOIN LATERAL (${lateral}) s`
-}
+export const statesText = `SELECT (q.n - 1)::int AS n, s.*
+  FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS q(identity, starts_at, status, n)
+  CROSS JOIN LATERAL (${stateQuery.replaceAll('$1', 'q.identity').replaceAll('$2', 'q.starts_at').replaceAll('$3', 'q.status')}) s`
+
+/** `statesText` for a batch's notifications. */
+export const statesQuery = (alerts: readonly AlertEventInput[]): Statement => ({
+  text: statesText,
+  values: [alerts.map((a) => a.identity), alerts.map((a) => a.startsAt), alerts.map((a) => a.status)],
+})
 
 /** The states of a batch's notifications from the rows of `statesQuery`, in their order. */
 export function statesOf(rows: ReadonlyArray<StateRow & { n: number }>, alerts: readonly AlertEventInput[]): State[] {

@@ -5,10 +5,24 @@ import type { Statement } from './sql-literals.js'
 // The lifecycle's row changes (src/incidents/ledger-plan.ts) as PostgreSQL statements: the
 // SQLite adapter's store/sqlite/incident-ledger.ts writes the same changes.
 
-const insertIncident = `INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity,
+/** Every statement of a planned write, by name: the ingest prepares them (prepared.ts). */
+export const ledgerStatements = {
+  insert_incident: `INSERT INTO incidents (id, identity, fingerprint, starts_at, alertname, instance, severity,
   status, fired, firing_event_id, resolved_event_id, last_mail_event_id, superseded_by, opened_at, ended_at, closed_at,
   start_believed, last_heard_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $14)`
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $14)`,
+  supersede:
+    "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
+  supersede_open:
+    "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
+  late_firing:
+    'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
+  refire: `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
+          last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
+  reopen: "UPDATE incidents SET status = 'open', ended_at = NULL, closed_at = NULL, last_heard_at = $1 WHERE id = $2",
+  resolve: `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
+          last_heard_at = $3, last_mail_event_id = coalesce($4, last_mail_event_id) WHERE id = $5`,
+}
 
 /** Applies one planned write inside the caller's transaction. */
 export async function applyWrite(client: Pick<pg.PoolClient, 'query'>, w: LedgerWrite): Promise<void> {
@@ -21,18 +35,18 @@ export function writeStatement(w: LedgerWrite): Statement {
   switch (w.op) {
     case 'supersede':
       return {
-        text: "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE id = $4 AND status = 'open'",
+        text: ledgerStatements.supersede,
         values: [w.by, w.endedAt, w.closedAt, w.id],
       }
     case 'supersede_open':
       return {
-        text: "UPDATE incidents SET status = 'superseded', superseded_by = $1, ended_at = $2, closed_at = $3 WHERE identity = $4 AND status = 'open'",
+        text: ledgerStatements.supersede_open,
         values: [w.by, w.endedAt, w.closedAt, w.identity],
       }
     case 'insert': {
       const r = w.row
       return {
-        text: insertIncident,
+        text: ledgerStatements.insert_incident,
         values: [
           r.id,
           r.identity,
@@ -56,24 +70,22 @@ export function writeStatement(w: LedgerWrite): Statement {
     }
     case 'late_firing':
       return {
-        text: 'UPDATE incidents SET fired = 1, fired_late = 1, firing_event_id = $1, last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3',
+        text: ledgerStatements.late_firing,
         values: [w.eventId, w.heardAt, w.id],
       }
     case 'refire':
       return {
-        text: `UPDATE incidents SET status = 'open', refires = refires + 1, ended_at = NULL, closed_at = NULL,
-          last_mail_event_id = $1, last_heard_at = $2 WHERE id = $3`,
+        text: ledgerStatements.refire,
         values: [w.eventId, w.heardAt, w.id],
       }
     case 'reopen':
       return {
-        text: "UPDATE incidents SET status = 'open', ended_at = NULL, closed_at = NULL, last_heard_at = $1 WHERE id = $2",
+        text: ledgerStatements.reopen,
         values: [w.heardAt, w.id],
       }
     case 'resolve':
       return {
-        text: `UPDATE incidents SET status = 'resolved', resolved_event_id = $1, ended_at = $2, closed_at = $3,
-          last_heard_at = $3, last_mail_event_id = coalesce($4, last_mail_event_id) WHERE id = $5`,
+        text: ledgerStatements.resolve,
         values: [w.eventId, w.endedAt, w.now, w.mailEventId, w.id],
       }
   }

@@ -69,17 +69,21 @@ export function createPool(url: string, options: PoolOptions): pg.Pool {
   return pool
 }
 
-/**
- * Runs `body` in one transaction on one connection; rolls back on any error. `opening` may
- * add statements without parameters to the `BEGIN`, sent in the same round trip; their
- * results are handed to `body`. `closing` likewise puts statements before the `COMMIT`,
- * from what `body` returned.
- */
+/** What a transaction sends beside its body's statements (inTransaction). */
+export interface TransactionFrame<T> {
+  /** Statements added to the `BEGIN`, sent in the same round trip; their results go to the body. */
+  opening?: string
+  /** Statements put before the `COMMIT`, from what the body returned. */
+  closing?: (result: T) => string
+  /** Statements the connection must hold prepared before the `BEGIN` (prepared.ts). */
+  prepared?: { on: (client: pg.PoolClient) => Promise<void> }
+}
+
+/** Runs `body` in one transaction on one connection; rolls back on any error. */
 export async function inTransaction<T>(
   pool: pg.Pool,
   body: (client: pg.PoolClient, opened: pg.QueryResult[]) => Promise<T>,
-  opening = '',
-  closing: (result: T) => string = () => '',
+  frame: TransactionFrame<T> = {},
 ): Promise<T> {
   const client = await pool.connect()
   let broken = false
@@ -90,9 +94,10 @@ export async function inTransaction<T>(
   }
   client.on('error', dropped)
   try {
-    const began = (await client.query(`BEGIN;${opening}`)) as pg.QueryResult | pg.QueryResult[]
+    await frame.prepared?.on(client)
+    const began = (await client.query(`BEGIN;${frame.opening ?? ''}`)) as pg.QueryResult | pg.QueryResult[]
     const result = await body(client, Array.isArray(began) ? began.slice(1) : [])
-    await client.query(`${closing(result)}COMMIT`)
+    await client.query(`${frame.closing?.(result) ?? ''}COMMIT`)
     return result
   } catch (error) {
     try {

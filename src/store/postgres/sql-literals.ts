@@ -18,7 +18,10 @@ function literal(value: unknown): string {
     if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${value}`)
     return String(value)
   }
+  if (typeof value === 'bigint') return value.toString()
   if (typeof value === 'string') return pg.escapeLiteral(storableText(value) as string)
+  // An array for a prepared statement's array parameter, which gives the elements their type.
+  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(', ')}]`
   throw new TypeError(`no literal for a ${typeof value}`)
 }
 

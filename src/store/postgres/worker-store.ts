@@ -1,7 +1,10 @@
 import type pg from 'pg'
 import { queueSql } from '../../queue/queue-sql.js'
 import type { WorkerStore } from '../../worker/ports.js'
+import { bundleValues, insertBundleSql } from '../evidence-bundles.js'
 import {
+  headlineSql,
+  headlineValues,
   type IncidentRow,
   insertMailSql,
   mailValues,
@@ -48,13 +51,8 @@ export function pgWorkerStore(pool: pg.Pool): WorkerStore {
           [eventId, incidentId, kind, JSON.stringify(input.result), now],
         )
         if (inserted.rowCount === 0) return false
-        if (input.headline) {
-          const h = input.headline
-          await client.query(
-            'UPDATE incidents SET branch = $1, rule_name = $2, category = $3, classification = $4 WHERE id = $5',
-            [h.branch, h.ruleName, h.category, h.classification, incidentId],
-          )
-        }
+        if (input.headline) await client.query(headlineSql, headlineValues(input.headline, incidentId))
+        if (input.bundle) await client.query(insertBundleSql, bundleValues(eventId, incidentId, input.bundle, now))
         if (input.mail) await client.query(insertMailSql, mailValues(input.mail, now))
         if (input.lease) {
           const lease = input.lease

@@ -137,7 +137,7 @@ export class EventWriter implements IngestStore {
       }
       events.push(duplicateEvent(alert, answer))
     }
-    for (const event of events) this.heard.heard(event.incidentId, now)
+    for (const event of events) this.heard.heard(event.incidentId, now, request)
     return accepted(events, 0)
   }
 
@@ -161,7 +161,7 @@ export class EventWriter implements IngestStore {
       const t = applied.transition
       if (t.kind === 'duplicate') {
         events.push(duplicateEvent(alert, this.repeatedBy(alert, t)))
-        this.heard.heard(t.occurrence.id, now)
+        this.heard.heard(t.occurrence.id, now, request)
         continue
       }
       // Named one by one: spreading `alert` first made this object cost microseconds.

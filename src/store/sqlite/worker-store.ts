@@ -1,7 +1,10 @@
 import type { WorkQueue } from '../../queue/work-queue.js'
 import type { WorkerStore } from '../../worker/ports.js'
+import { bundleValues, insertBundleSql } from '../evidence-bundles.js'
 import { numbered, sqliteNumbered } from '../sql-parameters.js'
 import {
+  headlineSql,
+  headlineValues,
   type IncidentRow,
   insertMailSql,
   mailValues,
@@ -25,18 +28,15 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
     insertResult: db.prepare(
       'INSERT OR IGNORE INTO results (event_id, incident_id, kind, result, created_at) VALUES (?, ?, ?, ?, ?)',
     ),
-    headline: db.prepare(
-      'UPDATE incidents SET branch = ?, rule_name = ?, category = ?, classification = ? WHERE id = ?',
-    ),
+    headline: db.prepare<[Record<number, unknown>]>(sqliteNumbered(headlineSql)),
     insertMail: db.prepare<[Record<number, unknown>]>(sqliteNumbered(insertMailSql)),
+    insertBundle: db.prepare<[Record<number, unknown>]>(sqliteNumbered(insertBundleSql)),
   }
   const commit = db.transaction((input: Parameters<WorkerStore['commit']>[0]): boolean => {
     const { eventId, incidentId, kind, now } = input
     if (s.insertResult.run(eventId, incidentId, kind, JSON.stringify(input.result), now).changes === 0) return false
-    if (input.headline) {
-      const h = input.headline
-      s.headline.run(h.branch, h.ruleName, h.category, h.classification, incidentId)
-    }
+    if (input.headline) s.headline.run(numbered(...headlineValues(input.headline, incidentId)))
+    if (input.bundle) s.insertBundle.run(numbered(...bundleValues(eventId, incidentId, input.bundle, now)))
     if (input.mail) s.insertMail.run(numbered(...mailValues(input.mail, now)))
     if (input.lease) queue.complete(input.lease)
     return true

@@ -1,39 +1,9 @@
+import { errnoTexts } from './errno-texts.js'
 import type { Codes, Vendor, VendorCode } from './records.js'
 
 // The standard codes in a message: SQLSTATE, a database vendor's code, an errno. Codes stay
 // the same when a server or driver localises its message, so they are read whatever the
 // language around them. Plain index searches over a short message: no regular expression.
-
-/**
- * errno names with the message the C library prints for them, and the few messages the
- * JDK and resolvers print instead (`Connection reset`). Longer messages first: "Too many
- * open files in system" must not be read as "Too many open files".
- * Sources: errno(3), https://man7.org/linux/man-pages/man3/errno.3.html; glibc's messages,
- * https://sourceware.org/git/?p=glibc.git;a=blob;f=sysdeps/gnu/errlist.h; getaddrinfo's,
- * https://man7.org/linux/man-pages/man3/gai_strerror.3.html.
- */
-export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = [
-  ['ENFILE', 'Too many open files in system'],
-  ['EMFILE', 'Too many open files'],
-  ['ECONNREFUSED', 'Connection refused'],
-  ['ECONNRESET', 'Connection reset'],
-  ['ETIMEDOUT', 'Connection timed out'],
-  ['EHOSTUNREACH', 'No route to host'],
-  ['EHOSTUNREACH', 'Host is unreachable'],
-  ['ENETUNREACH', 'Network is unreachable'],
-  ['EPIPE', 'Broken pipe'],
-  ['ENOSPC', 'No space left on device'],
-  ['EDQUOT', 'Disk quota exceeded'],
-  ['EROFS', 'Read-only file system'],
-  ['EADDRINUSE', 'Address already in use'],
-  ['EADDRNOTAVAIL', 'Cannot assign requested address'],
-  ['ENOMEM', 'Cannot allocate memory'],
-  ['EAI_NONAME', 'Name or service not known'],
-  ['EAI_NONAME', 'nodename nor servname provided, or not known'],
-  ['EAI_NONAME', 'Name does not resolve'],
-  ['EAI_AGAIN', 'Temporary failure in name resolution'],
-  ['EAI_NODATA', 'No address associated with hostname'],
-]
 
 const errnoNames = [...new Set(errnoTexts.map(([name]) => name))]
 

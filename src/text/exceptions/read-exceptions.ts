@@ -130,6 +130,8 @@ class Reader {
           line: line.number,
           build: () => ({
             ...this.recordAt(line, lines, text.length, line, level),
+            // A line of codes is a log line of its own: the line before it is another record's.
+            owner: null,
             class: null,
             message: cutMessage(text),
             ...codes,
@@ -264,14 +266,18 @@ class Reader {
   /** Where a record is and how it was logged: its level from its line's prefix or the line that owns the trace. */
   private recordAt(first: Line, lines: Lines | null, column: number, last: Line, level: LogLevel | null | undefined) {
     const before = lines?.previous(first) ?? null
-    const ownerLevel = () => (before && traceLine(before.text).kind === 'other' ? levelOf(before.text) : null)
+    // The line before owns the trace when the trace's own line logs no level (a bare
+    // exception line, or one behind a journal's or container's prefix).
+    const ownLevel = levelOf(first.text.slice(0, column))
+    const owner = before && ownLevel === null && traceLine(before.text).kind === 'other' ? before : null
     // A retry is announced on the line that logs the failure, or on the line that owns its trace.
     const around = [first.text, before?.text ?? ''].map((t) => t.slice(0, readerBounds.lineChars))
     return {
       line: first.number,
       end: last.number,
+      owner: owner?.number ?? null,
       text: cut(first.text, readerBounds.lineChars),
-      level: level ?? levelOf(first.text.slice(0, column)) ?? ownerLevel(),
+      level: level ?? ownLevel ?? (owner ? levelOf(owner.text) : null),
       retried: around.some((t) => retry.test(t)),
     }
   }

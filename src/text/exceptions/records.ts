@@ -37,6 +37,12 @@ export interface ExceptionRecord extends ThrowableText {
   line: number
   /** The last line of its trace (the same line for a record on one line). */
   end: number
+  /**
+   * The line that logged the trace, when the trace starts a line of its own under it (a
+   * logger's `ERROR … - Application run failed`, then the exception): what that line says is
+   * about this exception. Null when the record's own line carries its level, or nothing precedes it.
+   */
+  owner: number | null
   /** That line, cut to 500 characters (what a report shows). */
   text: string
   /** The level it was logged at, when the line or the record that owns the trace says. */

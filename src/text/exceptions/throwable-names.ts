@@ -65,11 +65,52 @@ export function throwableAt(text: string, from = 0): ClassAt | null {
     if (isIdentifierChar(next) || next === 46) continue // `Errors$…`, `Exception.<init>`
     let start = at
     while (start > 0 && (isIdentifierChar(code(text, start - 1)) || code(text, start - 1) === 46)) start--
+    const jruby = jrubyNameAt(text, start, end)
+    if (jruby) {
+      if (standsAlone(text, end)) return jruby
+      continue
+    }
     const name = text.slice(start, end)
     if (!isQualified(name) || text[start - 1] === '/' || text[start - 1] === '-' || text[start - 1] === '+') continue
     if (standsAlone(text, end)) return { name, start, end }
   }
   return null
+}
+
+/** At most this many `::` modules of a JRuby name are walked back over. */
+const maxModules = 8
+
+/**
+ * A Java class as JRuby prints it (Logstash's plugins): `Java::JavaSql::SQLRecoverableException`
+ * is `java.sql.SQLRecoverableException`, its package's segments capitalised and run together
+ * (https://github.com/jruby/jruby/wiki/CallingJavaFromJRuby). Null unless the simple name at
+ * [start, end) follows `Java::` and at least one package module.
+ */
+function jrubyNameAt(text: string, start: number, end: number): ClassAt | null {
+  const modules: string[] = []
+  let at = start
+  while (modules.length < maxModules && text.startsWith('::', at - 2)) {
+    let from = at - 2
+    while (from > 0 && isAlphanumeric(code(text, from - 1))) from--
+    if (from === at - 2) return null
+    modules.unshift(text.slice(from, at - 2))
+    at = from
+  }
+  if (modules[0] !== 'Java' || modules.length < 2) return null
+  const pkg = modules.slice(1).map(packageOfModule).join('.')
+  return { name: `${pkg}.${text.slice(start, end)}`, start: at, end }
+}
+
+const isAlphanumeric = (c: number) => isLower(c) || isUpper(c) || (c >= 48 && c <= 57)
+
+/** `JavaSql` -> `java.sql`: a segment starts at each capital. */
+function packageOfModule(module: string): string {
+  let pkg = ''
+  for (let i = 0; i < module.length; i++) {
+    const c = module[i] as string
+    pkg += isUpper(code(module, i)) ? `${i > 0 ? '.' : ''}${c.toLowerCase()}` : c
+  }
+  return pkg
 }
 
 /** The message after a class name: the text after its `: `, trimmed. */

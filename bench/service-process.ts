@@ -1,0 +1,41 @@
+// The service's real process for a benchmark: dist/src/server.js in a folder of its own on
+// loopback, resolved with its URL once it says it is ready.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { packageRoot } from '../src/paths.js'
+
+export async function startBenchService(
+  token: string,
+  env: Record<string, string>,
+  dir = mkdtempSync(join(tmpdir(), 'bench-service-')),
+): Promise<{ child: ChildProcess; url: string; dir: string }> {
+  // BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      DIAG_PORT: '0',
+      DIAG_HOST: '127.0.0.1',
+      DIAG_API_TOKEN: token,
+      DIAG_LOG_LEVEL: 'warn',
+      DIAG_RATE_LIMIT_PER_MINUTE: '0',
+      DIAG_QUEUE_CAPACITY: '1000000',
+      DIAG_INVENTORY: join(packageRoot, 'examples', 'inventory.json'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /ready on (https:\/\/[^\s"]+)/.exec(out)
+      if (match?.[1]) resolve(match[1])
+    })
+    child.on('exit', (code) => reject(new Error(`service exited with ${code}: ${out.slice(-2000)}`)))
+  })
+  return { child, url, dir }
+}

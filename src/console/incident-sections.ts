@@ -1,0 +1,209 @@
+import { basename } from 'node:path'
+import type { ConsoleReads, IncidentMail, IncidentTimeline, Occurrence } from '../store/console-port.js'
+import type { IncidentsReader } from '../store/incident-views.js'
+import { shownTime } from './time-words.js'
+import { timelineView } from './timeline-view.js'
+
+// The incident page is a list of sections, each built from what was read for the incident
+// (docs/design.md, "The web console"). A new section is one builder here, in the order the
+// page shows it, and one partial `_section-<id>.hbs`; what it needs to read is added to
+// `IncidentContext` and `loadIncidentContext`.
+
+type Detail = NonNullable<Awaited<ReturnType<IncidentsReader['get']>>>
+
+export interface IncidentContext {
+  /** The incident with its first notification (its alert as stored, redacted), diagnosis and evidence. */
+  detail: Detail
+  timeline: IncidentTimeline
+  mails: { mails: IncidentMail[]; more: boolean }
+  earlier: Occurrence[]
+}
+
+export interface IncidentSection {
+  id: string
+  title: string
+  model: object
+}
+
+/** How many notifications the timeline shows, mails the report section, occurrences the last section. */
+export const incidentPageBounds = { timelineEvents: 100, mails: 5, occurrences: 20 }
+
+export async function loadIncidentContext(
+  reads: { incidents: IncidentsReader; console: ConsoleReads },
+  id: string,
+): Promise<IncidentContext | undefined> {
+  const detail = await reads.incidents.get(id, { limit: 1 })
+  if (!detail) return undefined
+  const [timeline, mails, earlier] = await Promise.all([
+    reads.console.timeline(id, incidentPageBounds.timelineEvents),
+    reads.console.mails(id, incidentPageBounds.mails),
+    reads.console.earlierOccurrences(id, incidentPageBounds.occurrences),
+  ])
+  // Retention may remove it between the reads.
+  if (!timeline) return undefined
+  return { detail, timeline, mails, earlier }
+}
+
+type Alert = { labels?: Record<string, string>; annotations?: Record<string, string>; generatorURL?: string }
+const pairs = (record: Record<string, string> | undefined) =>
+  Object.entries(record ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => ({ name, value }))
+
+function labels({ detail }: IncidentContext): IncidentSection {
+  const alert = (detail.events[0]?.alert ?? {}) as Alert
+  return {
+    id: 'labels',
+    title: 'Alert labels',
+    model: {
+      labels: pairs(alert.labels),
+      annotations: pairs(alert.annotations),
+      fingerprint: detail.fingerprint,
+    },
+  }
+}
+
+interface Finding {
+  branch: string
+  ruleName: string
+  category: string
+  classification: string
+  confidence: string | null
+  assessment?: string
+  origin?: string
+  basis?: string | null
+  corroboratedBy?: string[]
+}
+
+/** What the detail left out of the stored diagnosis (store/incident-detail-bounds.ts). */
+const omitted = (detail: Detail) => (detail.diagnosis?.omitted ?? {}) as { matches?: number; excerpts?: number }
+
+function diagnosis({ detail }: IncidentContext): IncidentSection {
+  const stored = detail.diagnosis
+  const primary = (stored?.primary ?? null) as Finding | null
+  const matches = ((stored?.matches ?? []) as Finding[]).slice(1)
+  return {
+    id: 'diagnosis',
+    title: 'Diagnosis',
+    model: {
+      diagnosed: primary !== null,
+      primary: primary && {
+        branch: primary.branch,
+        ruleName: primary.ruleName,
+        category: primary.category,
+        classification: primary.classification,
+        confidence: primary.confidence ?? null,
+        assessment: primary.assessment ?? null,
+        origin: primary.origin ?? null,
+        basis: primary.basis ?? null,
+        corroboratedBy: primary.corroboratedBy ?? [],
+      },
+      others: matches.map((m) => ({
+        branch: m.branch,
+        ruleName: m.ruleName,
+        classification: m.classification,
+        confidence: m.confidence ?? null,
+      })),
+      lifecycle: stored?.lifecycle ?? null,
+      omittedMatches: omitted(detail).matches ?? 0,
+    },
+  }
+}
+
+function timeline({ detail, timeline }: IncidentContext): IncidentSection {
+  return { id: 'timeline', title: 'Timeline', model: timelineView(timeline, detail.status) }
+}
+
+type Excerpt = { branch: string; file: string; lines: Array<{ number: string; text: string; match: boolean }> }
+type SourceState = { error?: string } | null | undefined
+
+function evidence({ detail }: IncidentContext): IncidentSection {
+  const excerpts = (detail.diagnosis?.excerpts ?? []) as Excerpt[]
+  const summary = detail.evidence as {
+    logs?: Array<{ file: string; lines: number; bytes: number; error?: string }>
+    metrics?: (SourceState & { status?: string }) | null
+    probe?: (SourceState & { outcome?: string }) | null
+    spool?: (SourceState & { records?: unknown[] }) | null
+  } | null
+  const source = (name: string, state: SourceState, answered: string) => ({
+    name,
+    state: state ? (state.error ? `unavailable: ${state.error}` : answered) : 'not configured for this instance',
+  })
+  return {
+    id: 'evidence',
+    title: 'Evidence',
+    model: {
+      excerpts: excerpts.map((e) => ({
+        branch: e.branch,
+        file: e.file,
+        // The file's name and the line's number in it; the caption has the whole path.
+        lines: e.lines.map((line) => ({
+          where: `${basename(e.file)}:${line.number}`,
+          text: line.text,
+          match: line.match,
+        })),
+      })),
+      omittedExcerpts: omitted(detail).excerpts ?? 0,
+      logs: (summary?.logs ?? []).map((file) => ({
+        file: file.file,
+        lines: file.lines,
+        bytes: file.bytes,
+        error: file.error ?? null,
+      })),
+      sources: summary
+        ? [
+            source('Metrics', summary.metrics, summary.metrics?.status ?? 'read'),
+            source('Health probe', summary.probe, summary.probe?.outcome ?? 'answered'),
+            source('Container events', summary.spool, `${summary.spool?.records?.length ?? 0} records`),
+          ]
+        : [],
+      gathered: summary !== null,
+    },
+  }
+}
+
+function report({ mails }: IncidentContext): IncidentSection {
+  return {
+    id: 'report',
+    title: 'Report as mailed',
+    model: {
+      mails: mails.mails.map((mail, index) => ({
+        ...mail,
+        open: index === 0,
+        createdAt: shownTime(mail.createdAt),
+        sentAt: shownTime(mail.sentAt),
+      })),
+      more: mails.more,
+    },
+  }
+}
+
+function occurrences({ earlier }: IncidentContext): IncidentSection {
+  return {
+    id: 'occurrences',
+    title: 'Earlier occurrences of this alert',
+    model: {
+      occurrences: earlier.map((o) => ({
+        href: `/console/incidents/${encodeURIComponent(o.id)}`,
+        status: o.status,
+        startsAt: shownTime(o.startsAt),
+        endedAt: shownTime(o.endedAt),
+        branch: o.branch,
+        ruleName: o.ruleName,
+        classification: o.classification,
+        confidence: o.confidence,
+      })),
+      bounded: earlier.length === incidentPageBounds.occurrences,
+    },
+  }
+}
+
+/** The sections of the incident page, in order; a builder answers null to leave its section out. */
+export const incidentSections: Array<(context: IncidentContext) => IncidentSection | null> = [
+  labels,
+  diagnosis,
+  timeline,
+  evidence,
+  report,
+  occurrences,
+]

@@ -1,0 +1,41 @@
+import type { ConsoleSession, ConsoleStore } from '../console-port.js'
+import * as sql from '../console-sql.js'
+import { sqliteNamed } from '../sql-parameters.js'
+import type { Db } from './database.js'
+
+type Row = Record<string, unknown>
+
+/** The console's sessions and reads on the one SQLite connection (store/console-port.ts). */
+export function sqliteConsoleStore(db: Db): ConsoleStore {
+  const prepare = (text: string) => db.prepare<Row, Row>(sqliteNamed(text))
+  const s = {
+    insert: prepare(sql.sessionSql.insert),
+    find: prepare(sql.sessionSql.find),
+    touch: prepare(sql.sessionSql.touch),
+    delete: prepare(sql.sessionSql.delete),
+    purge: prepare(sql.sessionSql.purge),
+    incident: prepare(sql.timelineSql.incident),
+    events: prepare(sql.timelineSql.events),
+    mails: prepare(sql.mailsSql),
+    earlier: prepare(sql.earlierOccurrencesSql),
+    perDay: prepare(sql.incidentsPerDaySql),
+    delays: prepare(sql.reportDelaysSql),
+    decisions: prepare(sql.ruleDecisionsSql),
+  }
+  return {
+    createSession: (session: ConsoleSession) => void s.insert.run(sql.sessionParams(session)),
+    findSession(idHash, now) {
+      const row = s.find.get({ idHash, now })
+      return row ? sql.toSession(row) : undefined
+    },
+    touchSession: (idHash, idleUntil) => void s.touch.run({ idHash, idleUntil }),
+    deleteSession: (idHash) => s.delete.run({ idHash }).changes > 0,
+    purgeSessions: (now) => s.purge.run({ now }).changes,
+    timeline: (id, limit) => sql.toTimeline(s.incident.get({ id }), s.events.all({ id, limit: limit + 1 }), limit),
+    mails: (id, limit) => sql.toMails(s.mails.all({ id, limit: limit + 1 }), limit),
+    earlierOccurrences: (id, limit) => s.earlier.all({ id, limit }).map(sql.toOccurrence),
+    incidentsPerDay: (since, until) => s.perDay.all({ since, until }).map(sql.toDayCount),
+    reportDelays: (since, until) => s.delays.all({ since, until }).map(sql.toBucketCount),
+    ruleDecisions: (week, month) => s.decisions.all({ week, month }).map(sql.toDecisions),
+  }
+}
