@@ -36,6 +36,7 @@ const stages: Array<[stage: string, test: RegExp]> = [
   ['exception reader', /src\/text\/exceptions\//],
   ['GC log', /src\/evidence\/gc-log/],
   ['facts (exception verdicts)', /src\/rules\/(exception-facts|exception-taxonomy|facts)\./],
+  ['evidence bundle (its header, brotli)', /src\/rules\/bundle\/|src\/worker\/diagnosis-record|^node:zlib/],
   [
     'engine (json-rules-engine)',
     /node_modules\/(json-rules-engine|clone|hash-it|eventemitter2|jsonpath-plus|lodash)|src\/rules\//,
@@ -159,14 +160,21 @@ export function threadCpuLines(
   named: Map<number, string>,
   events: number,
 ): string[] {
-  let others = 0
+  const others: number[] = []
   const lines: string[] = []
   for (const [tid, ms] of after) {
     const used = ms - (before.get(tid) ?? 0)
     const name = named.get(tid)
     if (name) lines.push(`  ${name.padEnd(28)}${(used / events).toFixed(2).padStart(7)} ms an event`)
-    else others += used
+    else others.push(used)
   }
-  lines.push(`  ${'other threads (V8, libuv)'.padEnd(28)}${(others / events).toFixed(2).padStart(7)} ms an event`)
+  const total = others.reduce((sum, used) => sum + used, 0)
+  const busiest = others
+    .sort((a, b) => b - a)
+    .slice(0, 4)
+    .map((used) => (used / events).toFixed(2))
+  lines.push(
+    `  ${'other threads (V8, libuv)'.padEnd(28)}${(total / events).toFixed(2).padStart(7)} ms an event (the busiest: ${busiest.join(', ')})`,
+  )
   return lines
 }

@@ -50,7 +50,10 @@ port.on('message', (message: ThreadRequest) => {
               task.redaction,
             )
           : await live().diagnose(task.evidence)
-      port.postMessage({ type: 'done', id: task.id, value, cpuMs: cpu() } satisfies ThreadReply)
+      // The excerpt is the analysis's own copy (up to 512 KiB an event): it moves to the main
+      // thread instead of being copied once more.
+      const transfer = 'excerpt' in value && value.excerpt ? [value.excerpt.buffer as ArrayBuffer] : []
+      port.postMessage({ type: 'done', id: task.id, value, cpuMs: cpu() } satisfies ThreadReply, transfer)
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error)
       port.postMessage({ type: 'failed', id: task.id, error: text, cpuMs: cpu() } satisfies ThreadReply)
