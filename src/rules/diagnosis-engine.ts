@@ -109,7 +109,8 @@ const findingsSoFar = (almanac: Almanac) =>
  * rules' priorities. Log patterns enter through the `log` fact, which the shared scanner
  * (PatternIndex) computes, once per run, from the excerpt, unless the evidence brings what
  * the scanner already found while the excerpt was read and redacted. A run evaluates only
- * the rules that can be true for its facts (SelectiveEngine): the others are false.
+ * the rules that can be true for its facts, or almost true (SelectiveEngine): the others
+ * are false, and no explanation shows them.
  *
  * json-rules-engine keeps the state of a run on the instance, so runs are serialised.
  */

@@ -10,12 +10,12 @@ import {
 import { type Atom, RuleIndex } from './rule-selection.js'
 
 /**
- * json-rules-engine's Engine whose run evaluates only the rules that can be true for it
- * (docs/design.md, "Rules cost what can match"). The engine stays the one that holds every
- * rule and decides: a run first computes, in its own almanac (json-rules-engine caches a
- * fact within a run), the facts that select, then evaluates the rules indexed under the
- * atoms present and the rules no atom decides, in the engine's own order; every other rule
- * is false for it, so the result is the one of evaluating them all.
+ * json-rules-engine's Engine whose run evaluates only the rules that can be true for it, or
+ * almost true (docs/design.md, "Rules cost what can match"). The engine stays the one that
+ * holds every rule and decides: a run first computes, in its own almanac (json-rules-engine
+ * caches a fact within a run), the facts that select, then evaluates the rules indexed under
+ * the atoms present and the rules no atom decides, in the engine's own order; every other
+ * rule is false for it and not almost matched, so the result is the one of evaluating them all.
  */
 export class SelectiveEngine extends Engine {
   private readonly index = new RuleIndex<Rule>()
