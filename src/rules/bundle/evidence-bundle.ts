@@ -51,8 +51,8 @@ export interface DecodedBundle {
 
 const compress = promisify(brotliCompress)
 const decompress = promisify(brotliDecompress)
-/** Quality 5: about as fast as gzip's default level, with half its bytes on logs (docs/design.md). */
-const quality = 5
+/** Quality 1: a third of quality 5's CPU for a third more bytes, at one bundle per event (docs/design.md, "Stored evidence"). */
+const quality = 1
 
 /** The bundle's bytes before compression: its header line, then the excerpt. */
 export function rawBundle(header: BundleHeader, excerpt: Buffer | null): Buffer {
