@@ -18,6 +18,8 @@ export interface ConditionRow {
   manyExpected: boolean
   actual: string[]
   held: 'held' | 'failed' | 'not evaluated'
+  /** Its class in the stylesheet. */
+  heldClass: 'held' | 'failed' | 'unevaluated'
   /** The one member of an almost matched rule's `all` that failed. */
   failedMember: boolean
 }
@@ -98,6 +100,7 @@ export function conditionRows(node: ConditionOutcome, failedMember: number | nul
       manyExpected: expected.length > 5,
       actual: group ? [] : actualOf(n),
       held: heldWords(n.result),
+      heldClass: n.result === null ? 'unevaluated' : n.result ? 'held' : 'failed',
       failedMember: failed,
     })
     for (const [i, member] of (members ?? []).entries()) walk(member, depth + 1, depth === 0 && i === failedMember)

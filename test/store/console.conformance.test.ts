@@ -171,7 +171,9 @@ async function history(store: Opened) {
     pages.push(page.incidents.map((i) => name.get(i.id)))
   }
   const strip = (value: unknown) =>
-    JSON.parse(JSON.stringify(value, (key, v) => (['id', 'eventId', 'incidentId', 'messageId'].includes(key) ? '*' : v)))
+    JSON.parse(
+      JSON.stringify(value, (key, v) => (['id', 'eventId', 'incidentId', 'messageId'].includes(key) ? '*' : v)),
+    )
   return {
     filters: {
       branch: await names({ branch: 'TD-02' }),
