@@ -120,6 +120,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
     incidents: deps.incidents,
     console: deps.console,
     rules: deps.rules,
+    replay: deps.replay,
     readiness: deps.readiness,
     sessionBounds: deps.consoleSessions,
     signedIn: (request, principal) => authenticated(request, principal, false),

@@ -5,6 +5,7 @@ import helmet, { type FastifyHelmetOptions } from '@fastify/helmet'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TokenVerifier } from '../auth/tokens.js'
 import type { Readiness } from '../readiness.js'
+import type { ReplayService } from '../rules/replay/replay-service.js'
 import type { RulesService } from '../rules/rules-service.js'
 import type { ConsoleStore } from '../store/console-port.js'
 import type { IncidentsReader } from '../store/incident-views.js'
@@ -14,6 +15,7 @@ import { ConsoleSessionService, type SessionBounds } from './console-sessions.js
 import { incidentListRoutes } from './incident-list-routes.js'
 import { incidentRoutes } from './incident-routes.js'
 import { pageRenderer } from './page-reply.js'
+import { replayRoutes } from './replay-routes.js'
 import { rulesRoutes } from './rules-routes.js'
 import { csrfCookie, hostOnly } from './session-cookies.js'
 import { sessionGate } from './session-gate.js'
@@ -47,7 +49,9 @@ export interface ConsoleDeps {
   tokens: Pick<TokenVerifier, 'check' | 'named'>
   incidents: IncidentsReader
   console: ConsoleStore
-  rules: Pick<RulesService, 'catalogue'>
+  /** The API's own services: the replay page replays and registers through them. */
+  rules: Pick<RulesService, 'catalogue' | 'register'>
+  replay: Pick<ReplayService, 'replay'>
   readiness: Readiness
   sessionBounds: SessionBounds
   /** A request of a live session: its connection counts as its token's (src/http/connection-guard.ts); throws over a bound. */
@@ -83,4 +87,5 @@ export async function consolePlugin(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(incidentRoutes, { incidents: deps.incidents, console: deps.console, render })
   await app.register(chartsRoutes, { console: deps.console, render })
   await app.register(rulesRoutes, { rules: deps.rules, console: deps.console, render })
+  await app.register(replayRoutes, { replay: deps.replay, rules: deps.rules, render, rejected: deps.rejected })
 }

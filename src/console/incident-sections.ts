@@ -1,6 +1,9 @@
 import { basename } from 'node:path'
-import type { ConsoleReads, IncidentMail, IncidentTimeline, Occurrence } from '../store/console-port.js'
+import type { ConsoleReads, IncidentMail, Occurrence } from '../store/console-port.js'
+import type { IncidentExplanation } from '../store/incident-explanation.js'
+import type { IncidentTimeline } from '../store/incident-timeline.js'
 import type { IncidentsReader } from '../store/incident-views.js'
+import { rankingView, ruleView } from './explanation-view.js'
 import { shownTime } from './time-words.js'
 import { timelineView } from './timeline-view.js'
 
@@ -14,6 +17,8 @@ type Detail = NonNullable<Awaited<ReturnType<IncidentsReader['get']>>>
 export interface IncidentContext {
   /** The incident with its first notification (its alert as stored, redacted), diagnosis and evidence. */
   detail: Detail
+  /** Why its latest diagnosis is what it is; null before a diagnosis. */
+  explanation: IncidentExplanation | null
   timeline: IncidentTimeline
   mails: { mails: IncidentMail[]; more: boolean }
   earlier: Occurrence[]
@@ -34,14 +39,15 @@ export async function loadIncidentContext(
 ): Promise<IncidentContext | undefined> {
   const detail = await reads.incidents.get(id, { limit: 1 })
   if (!detail) return undefined
-  const [timeline, mails, earlier] = await Promise.all([
-    reads.console.timeline(id, incidentPageBounds.timelineEvents),
+  const [explanation, timeline, mails, earlier] = await Promise.all([
+    reads.incidents.explanation(id),
+    reads.incidents.timeline(id, { limit: incidentPageBounds.timelineEvents }),
     reads.console.mails(id, incidentPageBounds.mails),
     reads.console.earlierOccurrences(id, incidentPageBounds.occurrences),
   ])
   // Retention may remove it between the reads.
-  if (!timeline) return undefined
-  return { detail, timeline, mails, earlier }
+  if (!timeline || explanation === undefined) return undefined
+  return { detail, explanation, timeline, mails, earlier }
 }
 
 type Alert = { labels?: Record<string, string>; annotations?: Record<string, string>; generatorURL?: string }
@@ -110,8 +116,32 @@ function diagnosis({ detail }: IncidentContext): IncidentSection {
   }
 }
 
+/** Each rule that matched or almost matched, its conditions as evaluated, and the ranking (docs/design.md, "Why this branch"). */
+function why({ explanation }: IncidentContext): IncidentSection {
+  const explained = explanation?.explanation ?? null
+  const rules = explained?.rules ?? []
+  const matched = rules.filter((rule) => rule.outcome === 'matched')
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KiB`
+  const bundle = explanation?.evidence ?? null
+  return {
+    id: 'why',
+    title: 'Why this branch',
+    model: {
+      diagnosed: explanation !== null,
+      explained: explained !== null,
+      diagnosedAt: shownTime(explanation?.diagnosedAt ?? null),
+      primary: matched[0] ? { branch: matched[0].branch, ruleName: matched[0].ruleName } : null,
+      matched: matched.map((rule, i) => ruleView(rule, i === 0)),
+      almost: rules.filter((rule) => rule.outcome === 'almost_matched').map((rule) => ruleView(rule)),
+      ranking: (explained?.ranking ?? []).map(rankingView),
+      omitted: explained?.omitted ?? { matched: 0, almostMatched: 0, ranking: 0 },
+      bundle: bundle && { stored: kib(bundle.storedBytes), raw: kib(bundle.rawBytes), truncated: bundle.truncated },
+    },
+  }
+}
+
 function timeline({ detail, timeline }: IncidentContext): IncidentSection {
-  return { id: 'timeline', title: 'Timeline', model: timelineView(timeline, detail.status) }
+  return { id: 'timeline', title: 'Timeline', model: timelineView(timeline, detail.startsAt) }
 }
 
 type Excerpt = { branch: string; file: string; lines: Array<{ number: string; text: string; match: boolean }> }
@@ -202,6 +232,7 @@ function occurrences({ earlier }: IncidentContext): IncidentSection {
 export const incidentSections: Array<(context: IncidentContext) => IncidentSection | null> = [
   labels,
   diagnosis,
+  why,
   timeline,
   evidence,
   report,

@@ -10,7 +10,8 @@ import { shownTime } from './time-words.js'
 // in registration order (an append-only list: a position never moves, so it is the page's
 // cursor), each with who registered it and when, its JSON, and the incidents it decided.
 
-const pageSize = 50
+/** Rules a catalogue page shows. */
+export const rulesPageSize = 50
 const dayMs = 86_400_000
 
 function registered(rule: CatalogueRule) {
@@ -47,7 +48,7 @@ export async function rulesRoutes(app: FastifyInstance, deps: RulesPageDeps) {
       const decided = new Map(
         (await deps.console.ruleDecisions(now - 7 * dayMs, now - 30 * dayMs)).map((d) => [d.branch, d]),
       )
-      const rows = all.slice(from, from + pageSize).map((rule) => ({
+      const rows = all.slice(from, from + rulesPageSize).map((rule) => ({
         id: String(rule.id),
         branch: rule.branch,
         ruleName: rule.ruleName,
@@ -66,8 +67,8 @@ export async function rulesRoutes(app: FastifyInstance, deps: RulesPageDeps) {
         first: from + 1,
         last: from + rows.length,
         rows,
-        previous: from > 0 ? `/console/rules?from=${Math.max(0, from - pageSize)}` : null,
-        next: from + pageSize < all.length ? `/console/rules?from=${from + pageSize}` : null,
+        previous: from > 0 ? `/console/rules?from=${Math.max(0, from - rulesPageSize)}` : null,
+        next: from + rulesPageSize < all.length ? `/console/rules?from=${from + rulesPageSize}` : null,
       }
       return deps.render(request, reply, 'rules', model, { title: 'Rules', current: 'rules' })
     },

@@ -1,7 +1,8 @@
 import type { Awaitable } from '../worker/ports.js'
 
 // What the web console keeps and reads beyond the incidents API (docs/design.md, "The web
-// console"), one port for both adapters: its sessions, and the reads of the incident page,
+// console"), one port for both adapters: its sessions, and the reads of the incident page
+// (its mails and earlier occurrences; its timeline and explanation are the incidents API's),
 // the charts and the rules page. The statements are in console-sql.ts, written once.
 
 /** A console session as stored: never its id, only the SHA-256 of it. */
@@ -26,31 +27,6 @@ export interface ConsoleSessions {
   deleteSession(idHash: string): Awaitable<boolean>
   /** Housekeeping: removes the sessions ended by `now`; how many. */
   purgeSessions(now: number): Awaitable<number>
-}
-
-/** What the service recorded of one notification of an incident, and of what became of it. */
-export interface TimelineEvent {
-  id: string
-  status: 'firing' | 'resolved'
-  transition: string | null
-  receivedAt: number
-  /** The name of the token that delivered it, and Alertmanager's receiver. */
-  principal: string
-  receiver: string
-  queue: { status: string; attempts: number; queuedAt: number; updatedAt: number } | null
-  result: { kind: string; at: number } | null
-  mail: { kind: string; status: string; attempts: number; createdAt: number; sentAt: number | null } | null
-}
-
-export interface IncidentTimeline {
-  startsAt: number
-  openedAt: number
-  endedAt: number | null
-  closedAt: number | null
-  lastHeardAt: number | null
-  /** The first `limit` notifications, oldest first; `more` when there are others. */
-  events: TimelineEvent[]
-  more: boolean
 }
 
 /** A mail of the incident as the outbox holds it: the text part is the report as mailed. */
@@ -79,7 +55,6 @@ export interface Occurrence {
 }
 
 export interface ConsoleReads {
-  timeline(incidentId: string, limit: number): Awaitable<IncidentTimeline | undefined>
   /** The incident's first `limit` mails in the order they were made; `more` when there are others. */
   mails(incidentId: string, limit: number): Awaitable<{ mails: IncidentMail[]; more: boolean }>
   /** Occurrences of the same identity that started before this one, newest first. */

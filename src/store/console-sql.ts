@@ -1,11 +1,4 @@
-import {
-  type ConsoleSession,
-  type IncidentMail,
-  type IncidentTimeline,
-  type Occurrence,
-  reportDelayBounds,
-  type TimelineEvent,
-} from './console-port.js'
+import { type ConsoleSession, type IncidentMail, type Occurrence, reportDelayBounds } from './console-port.js'
 
 // The console's statements, the same on both adapters (console-port.ts), in `$name`
 // placeholders that each adapter spells its way (sql-parameters.ts), and the rows they give
@@ -35,67 +28,6 @@ export const toSession = (row: Record<string, unknown>): ConsoleSession => ({
   idleUntil: num(row.idle_until),
   expiresAt: num(row.expires_at),
 })
-
-export const timelineSql = {
-  incident: `SELECT starts_at, opened_at, ended_at, closed_at, last_heard_at FROM incidents WHERE id = $id`,
-  // One row per notification with its queue item, its result and its mail (each at most one per event).
-  events: `SELECT e.id, e.status, e.transition, e.received_at, e.principal, e.receiver,
-      q.status AS queue_status, q.attempts AS queue_attempts, q.created_at AS queued_at, q.updated_at AS queue_updated_at,
-      r.kind AS result_kind, r.created_at AS result_at,
-      o.kind AS mail_kind, o.status AS mail_status, o.attempts AS mail_attempts, o.created_at AS mail_created_at,
-      o.sent_at AS mail_sent_at
-    FROM events e LEFT JOIN queue_items q ON q.event_id = e.id LEFT JOIN results r ON r.event_id = e.id
-      LEFT JOIN outbox o ON o.event_id = e.id
-    WHERE e.incident_id = $id ORDER BY e.received_at, e.id LIMIT $limit`,
-}
-
-function timelineEvent(row: Record<string, unknown>): TimelineEvent {
-  return {
-    id: row.id as string,
-    status: row.status as TimelineEvent['status'],
-    transition: (row.transition as string | null) ?? null,
-    receivedAt: num(row.received_at),
-    principal: row.principal as string,
-    receiver: row.receiver as string,
-    queue:
-      row.queue_status === null || row.queue_status === undefined
-        ? null
-        : {
-            status: row.queue_status as string,
-            attempts: num(row.queue_attempts),
-            queuedAt: num(row.queued_at),
-            updatedAt: num(row.queue_updated_at),
-          },
-    result: row.result_kind ? { kind: row.result_kind as string, at: num(row.result_at) } : null,
-    mail: row.mail_kind
-      ? {
-          kind: row.mail_kind as string,
-          status: row.mail_status as string,
-          attempts: num(row.mail_attempts),
-          createdAt: num(row.mail_created_at),
-          sentAt: numOrNull(row.mail_sent_at),
-        }
-      : null,
-  }
-}
-
-/** The timeline from the incident's row and its events' rows (the limit plus one read). */
-export function toTimeline(
-  incident: Record<string, unknown> | undefined,
-  events: Array<Record<string, unknown>>,
-  limit: number,
-): IncidentTimeline | undefined {
-  if (!incident) return undefined
-  return {
-    startsAt: num(incident.starts_at),
-    openedAt: num(incident.opened_at),
-    endedAt: numOrNull(incident.ended_at),
-    closedAt: numOrNull(incident.closed_at),
-    lastHeardAt: numOrNull(incident.last_heard_at),
-    events: events.slice(0, limit).map(timelineEvent),
-    more: events.length > limit,
-  }
-}
 
 export const mailsSql = `SELECT o.event_id, o.kind, o.status, o.subject, o.message_id, o.text_body, o.created_at, o.sent_at
   FROM outbox o JOIN events e ON e.id = o.event_id WHERE e.incident_id = $id ORDER BY o.id LIMIT $limit`

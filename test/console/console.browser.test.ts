@@ -11,6 +11,7 @@ import { packageRoot } from '../../src/paths.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
 import { realPackageFile } from '../helpers/real-tools.js'
+import { exportRunawayRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
 
 // The console in a real browser (docs/design.md, "The web console"): Debian's chromium driven
@@ -18,7 +19,11 @@ import { waitFor } from '../helpers/smtp.js'
 // pages; each page is checked for CSP violations, console errors and serious accessibility
 // faults (axe-core), and photographed into test-artifacts/console/ (not committed).
 
-const tokens = { viewer: 'browser-token-viewer-000001', alertmanager: 'browser-token-webhook-00001' }
+const tokens = {
+  viewer: 'browser-token-viewer-000001',
+  alertmanager: 'browser-token-webhook-00001',
+  sre: 'browser-token-sre-00000000001',
+}
 const screenshots = join(packageRoot, 'test-artifacts', 'console')
 const axeSource = readFileSync(join(packageRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8')
 
@@ -95,6 +100,7 @@ describe('the console in chromium', () => {
       JSON.stringify([
         { name: 'viewer', token: tokens.viewer, scopes: ['read'] },
         { name: 'alertmanager', token: tokens.alertmanager, scopes: ['webhook'] },
+        { name: 'sre', token: tokens.sre, scopes: ['read', 'rules:write'] },
       ]),
     )
     t = await build({ DIAG_API_TOKENS_FILE: file })
@@ -157,12 +163,26 @@ describe('the console in chromium', () => {
     expect(await rows.first().textContent()).toContain('AH-01')
   }, 60_000)
 
-  it('opens an incident and reads its timeline and its report as mailed', async () => {
+  it('opens an incident and reads why this branch, its timeline and its report as mailed', async () => {
     await page.goto(`${t.service.url}/console/incidents?instance=app-01`)
     await page.locator('table.incidents tbody a').first().click()
     await page.waitForURL(/\/console\/incidents\/[^?]+$/)
+    await page.getByRole('link', { name: 'Why this branch' }).click()
+    const why = page.getByRole('region', { name: 'Why this branch' })
+    expect(await why.locator('p').first().textContent()).toContain('TD-02 JavaHeapExhausted is the primary finding.')
+    const primary = why.locator('table.conditions').first()
+    expect(await primary.locator('caption').textContent()).toContain(
+      'TD-02 JavaHeapExhausted: matched: the primary finding',
+    )
+    // The log condition that held, with the line of examples/logs/app-01 it matched.
+    const held = primary.locator('tr', { hasText: 'line ' }).filter({ hasText: 'held' }).first()
+    expect(await held.textContent()).toMatch(
+      /log\s*matches[\s\S]*OutOfMemoryError: Java heap space[\s\S]*line \d+: \s*java\.lang\.OutOfMemoryError/,
+    )
+    expect(await why.locator('table.ranking tbody tr').first().textContent()).toContain("the rules' priorities")
     const timeline = (await page.locator('table.timeline').textContent()) ?? ''
     expect(timeline).toContain('Firing notification received (opened)')
+    expect(timeline).toMatch(/Evidence from the logs \(read, redacted, scanned\): ok\s*\d+(\.\d)? (ms|s)/)
     expect(timeline).toContain('The diagnosis mail was sent')
     expect(await page.locator('pre.report').first().textContent()).toContain(
       'DIAGNOSIS REPORT - AppServerDown on app-01',
@@ -179,6 +199,41 @@ describe('the console in chromium', () => {
     expect(await page.locator('table.rules tbody tr').count()).toBe(30)
     await checkPage(page, 'rules')
   }, 60_000)
+
+  it('replays a candidate rule, sees the incident it would change, and registers it with one click', async () => {
+    // An SRE with rules:write, in a browser of their own.
+    const sre = await watched(await browser.newContext())
+    await sre.goto(`${t.service.url}/console/rules`)
+    await sre.getByLabel('API token with the read scope').fill(tokens.sre)
+    await sre.getByRole('button', { name: 'Sign in' }).click()
+    await sre.waitForURL(/\/console\/rules$/)
+    await sre.getByRole('link', { name: 'Replay a candidate rule' }).click()
+    await sre.waitForURL(/\/console\/rules\/replay$/)
+    await checkPage(sre, 'replay')
+    await sre.getByLabel('Candidate rule or rulepack (JSON)').fill(JSON.stringify(exportRunawayRule, null, 2))
+    expect(await sre.getByLabel('Replay on the last N diagnosed events (1 to 5000)').inputValue()).toBe('1000')
+    await sre.getByRole('button', { name: 'Replay', exact: true }).click()
+    await sre.getByRole('heading', { name: 'What would change' }).waitFor()
+    const changed = sre.locator('table.changed > tbody > tr')
+    expect(await changed.count()).toBe(1)
+    const row = changed.first()
+    expect(await row.getByRole('link').textContent()).toBe('AppServerDown on app-01')
+    expect(await row.locator('td').nth(0).textContent()).toContain('TD-02 JavaHeapExhausted')
+    expect(await row.locator('td').nth(1).textContent()).toContain('RP-01 ReportExportRunaway')
+    await row.getByText('The conditions that decided').click()
+    expect(await row.locator('table.conditions').textContent()).toContain('export 8812 started for customer 4411')
+    await checkPage(sre, 'replay-result')
+    // One click: the candidates as replayed, registered through the API's service.
+    await sre.getByRole('button', { name: 'Register RP-01' }).click()
+    await sre.getByRole('status').filter({ hasText: 'Registered' }).waitFor()
+    await checkPage(sre, 'replay-registered')
+    await sre.getByRole('link', { name: 'RP-01 ReportExportRunaway' }).click()
+    await sre.waitForURL(/\/console\/rules\?from=0#rule-11$/)
+    expect(await sre.locator('#rule-11').textContent()).toMatch(
+      /RP-01[\s\S]*ReportExportRunaway[\s\S]*custom: token sre/,
+    )
+    await sre.context().close()
+  }, 120_000)
 
   it('keeps the session when another site posts the sign-out form (SameSite=Strict, CSRF)', async () => {
     await page.goto(otherSiteUrl)

@@ -50,6 +50,9 @@ describe('console pages', () => {
     )
     const sent = async () => (await t.rows("SELECT id FROM outbox WHERE status = 'sent'")).length === 3
     await waitFor(sent, 20_000, 'three diagnoses delivered')
+    // Alertmanager's repeat of app-01's alert: a duplicate, absorbed without a write.
+    const repeat = await post(webhook([alert({ id: 'c1', startsAt: '2026-11-22T04:56:00.000Z' })]))
+    expect(repeat.json().duplicates).toBe(1)
     // app-01 resolves, then fires again with a later start: a second occurrence of the same alert.
     await post(
       webhook([alert({ id: 'c1', status: 'resolved', startsAt: '2026-11-22T04:56:00.000Z' })], { status: 'resolved' }),
@@ -57,6 +60,8 @@ describe('console pages', () => {
     await post(webhook([alert({ id: 'c1', startsAt: '2026-11-22T05:30:00.000Z' })]))
     const all = async () => (await t.rows("SELECT id FROM outbox WHERE status = 'sent'")).length === 5
     await waitFor(all, 20_000, 'the recovery and the second diagnosis delivered')
+    // Housekeeping writes the duplicates' count now (otherwise once a minute).
+    await t.service.housekeeping.runOnce()
     const rows = (await t.rows('SELECT id, instance, starts_at FROM incidents')) as Array<Record<string, unknown>>
     for (const row of rows) {
       const key =
@@ -151,7 +156,7 @@ describe('console pages', () => {
 
   it('explains an incident: labels, diagnosis, timeline with durations, evidence with file:line, the report as mailed', async () => {
     const html = await get(`/console/incidents/${ids.first}`)
-    for (const section of ['labels', 'diagnosis', 'timeline', 'evidence', 'report', 'occurrences']) {
+    for (const section of ['labels', 'diagnosis', 'why', 'timeline', 'evidence', 'report', 'occurrences']) {
       expect(html).toContain(`<section id="${section}" aria-labelledby="${section}-title">`)
     }
     expect(html).toMatch(/<th scope="row"><code>appserver_instance<\/code><\/th><td>app-01<\/td>/)
@@ -161,6 +166,13 @@ describe('console pages', () => {
     expect(html).toContain('The diagnosis mail was sent')
     expect(html).toContain('The recovery mail was sent')
     expect(html).toMatch(/<td class="num">\d+(\.\d)? (ms|s)<\/td>/)
+    expect(html).toContain('<td>The alert started (its startsAt)</td>')
+    expect(html).toMatch(
+      /<td>Claimed by the worker <span class="muted">\(1 attempt; the queue item is done now\)<\/span><\/td>\s*<td class="num">\d+(\.\d)? (ms|s)<\/td>/,
+    )
+    expect(html).toMatch(
+      /<td>Diagnosed: TD-02, probable cause, medium confidence <span class="muted">[^<]*<\/span><\/td>\s*<td class="num">\d+(\.\d)? (ms|s)<\/td>/,
+    )
     expect(html).toMatch(/<th scope="row"><code>[^<]*catalina\.out:\d+<\/code><\/th>/)
     expect(html).toMatch(/<tr class="match">/)
     // The text part byte for byte, lines where the mail has them.
@@ -181,6 +193,48 @@ describe('console pages', () => {
       .replaceAll('`', '&#x60;')
     expect(html).toContain(`tabindex="0">${escaped}</pre>`)
     expect(html).toContain('This is the first occurrence of this alert the service holds.')
+  })
+
+  it('gives the timeline from the backend: duplicates absorbed and from which sender, each evidence source with its duration', async () => {
+    const html = await get(`/console/incidents/${ids.first}`)
+    const timeline = html.slice(html.indexOf('<section id="timeline"'), html.indexOf('<section id="evidence"'))
+    expect(timeline).toMatch(
+      /<td>1 duplicate absorbed from default <span class="muted">\(receiver diagnostic-service; answered without a write, the last at [^)]+\)<\/span><\/td>/,
+    )
+    for (const source of ['the logs \\(read, redacted, scanned\\)', 'the container events \\(spool\\)'])
+      expect(timeline).toMatch(
+        new RegExp(`<td>Evidence from ${source}: ok</td>\\s*<td class="num">\\d+(\\.\\d)? (ms|s)</td>`),
+      )
+    // In time order, each step once.
+    const times = [...timeline.matchAll(/<time datetime="([^"]+)">/g)].map((m) => Date.parse(m[1] as string))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(timeline.match(/The diagnosis mail was sent/g)).toHaveLength(1)
+  })
+
+  it('says why this branch: each rule that matched or almost matched, its conditions and values, and the ranking', async () => {
+    const html = await get(`/console/incidents/${ids.first}`)
+    const why = html.slice(html.indexOf('<section id="why"'), html.indexOf('<section id="timeline"'))
+    expect(why).toContain('<strong>TD-02 JavaHeapExhausted</strong> is the primary finding.')
+    expect(why).toContain(
+      '<caption><strong>TD-02 JavaHeapExhausted</strong>: matched: the primary finding; probable cause, medium confidence, not corroborated; priority 50',
+    )
+    // A condition: its fact, operator, the patterns compared with, the line of examples/logs/app-01 that matched, held.
+    expect(why).toMatch(
+      /<td class="depth-\d"><code>log<\/code><\/td>\s*<td>matches<\/td>\s*<td><ul class="values"><li><code>OutOfMemoryError: Java heap space<\/code><\/li>[\s\S]*?<li><code>line \d+: \s*java\.lang\.OutOfMemoryError: Java heap space<\/code><\/li><\/ul><\/td>\s*<td><span class="held held-held">held<\/span><\/td>/,
+    )
+    // What failed, with the fact's value in this run: no heap ratio from metrics.
+    expect(why).toMatch(
+      /<code>metrics \$\.heapUsedRatio<\/code><\/td>\s*<td>≥<\/td>\s*<td><ul class="values"><li><code>0\.9<\/code><\/li><\/ul><\/td>\s*<td><ul class="values"><li><code>null<\/code><\/li><\/ul><\/td>\s*<td><span class="held held-failed">failed<\/span>/,
+    )
+    expect(why).toContain('<h3>Rules that almost matched</h3>')
+    expect(why).toMatch(
+      /<caption><strong>GC-03 LongGcPause<\/strong>: almost matched: member 1 of its conditions failed/,
+    )
+    expect(why).toMatch(/<tr class="failed-member">\s*<td class="depth-1"><code>gc \$\.maxPauseMs<\/code>/)
+    expect(why).toContain(
+      '<tr><th scope="row">TH-02</th><td>the rules&#x27; priorities, higher first</td><td>priority 50</td><td>priority 49</td></tr>',
+    )
+    expect(why).toMatch(/Its evidence is kept for a replay: [\d.]+ KiB compressed from [\d.]+ KiB\./)
   })
 
   it('lists the earlier occurrences of the same alert with their branches', async () => {

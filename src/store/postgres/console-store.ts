@@ -21,14 +21,6 @@ export function pgConsoleStore(pool: pg.Pool): ConsoleStore {
     touchSession: async (idHash, idleUntil) => void (await query(sql.sessionSql.touch, { idHash, idleUntil })),
     deleteSession: async (idHash) => ((await query(sql.sessionSql.delete, { idHash })).rowCount ?? 0) > 0,
     purgeSessions: async (now) => (await query(sql.sessionSql.purge, { now })).rowCount ?? 0,
-    timeline: async (id, limit) => {
-      const [incident] = await rows(sql.timelineSql.incident, { id })
-      return sql.toTimeline(
-        incident,
-        incident ? await rows(sql.timelineSql.events, { id, limit: limit + 1 }) : [],
-        limit,
-      )
-    },
     mails: async (id, limit) => sql.toMails(await rows(sql.mailsSql, { id, limit: limit + 1 }), limit),
     earlierOccurrences: async (id, limit) =>
       (await rows(sql.earlierOccurrencesSql, { id, limit })).map(sql.toOccurrence),
