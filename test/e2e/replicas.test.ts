@@ -198,18 +198,25 @@ describe('replicas on PostgreSQL', () => {
     await drained('the storm diagnosed and mailed by the two survivors, the dead replica leases recovered')
     await expectOneReportEach('storm', acked)
     // At the SMTP server: a mail re-sent after a crash mid-send is the same message, never another.
-    const stormEvents = new Set(
+    const alertOf = new Map(
       (
-        await db.query<{ id: string }>("SELECT id FROM events WHERE alert::jsonb->'labels'->>'alert_id' LIKE 'storm-%'")
-      ).rows.map((row) => row.id),
+        await db.query<{ id: string; alert_id: string }>(
+          "SELECT id, alert::jsonb->'labels'->>'alert_id' AS alert_id FROM events WHERE alert::jsonb->'labels'->>'alert_id' LIKE 'storm-%'",
+        )
+      ).rows.map((row) => [row.id, row.alert_id]),
     )
-    const mails = smtp.mails.filter((mail) => stormEvents.has(mail.headers['x-diagnostic-event'] ?? ''))
+    const mails = smtp.mails.filter((mail) => alertOf.has(mail.headers['x-diagnostic-event'] ?? ''))
     const byEvent = new Map<string, Set<string>>()
     for (const mail of mails) {
       const event = mail.headers['x-diagnostic-event'] as string
       byEvent.set(event, (byEvent.get(event) ?? new Set()).add(`${mail.headers['message-id']} ${mail.subject}`))
     }
-    expect(byEvent.size).toBe(acked.length)
+    const reported = new Set([...byEvent.keys()].map((event) => alertOf.get(event)))
+    expect(acked.filter((id) => !reported.has(id))).toEqual([])
+    // An alert reported without its 202 was committed by the victim just before it died, the
+    // answer lost with it: Alertmanager sends it again and gets "duplicate". No other is.
+    const victims = new Set(storm.filter((_, i) => i % 3 === 0))
+    expect([...reported].filter((id) => !acked.includes(id as string) && !victims.has(id as string))).toEqual([])
     expect([...byEvent.values()].every((messages) => messages.size === 1)).toBe(true)
     replicas.splice(0, 1, await startReplica())
   }, 300_000)
