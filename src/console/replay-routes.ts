@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type AppError, errors } from '../errors.js'
 import { toAppError } from '../http/error-handler.js'
-import { replayBodyLimit, replayCandidates } from '../http/routes/rules-replay.js'
+import { lastPattern, replayBodyLimit, replayCandidates } from '../http/routes/rules-replay.js'
 import type { ReplayService } from '../rules/replay/replay-service.js'
 import { replayBounds } from '../rules/replay/replay-types.js'
 import type { RulesService } from '../rules/rules-service.js'
@@ -18,8 +18,8 @@ import { rulesPageSize } from './rules-routes.js'
 /** A form holds the JSON URL-encoded: up to three bytes for each of the API's. */
 const formBodyLimit = 3 * replayBodyLimit + 16 * 1024
 
-// The same bound as the API's `?last=` (routes/rules-replay.ts): 1 to 5,000.
-const lastPattern = /^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$/
+// The same bound as the API's `?last=`: 1 to 5,000.
+const lastBound = new RegExp(lastPattern)
 
 /** Refusals the page shows beside the form; anything else is the console's error page. */
 const shownCodes = new Set(['replay_busy', 'pattern_check_unavailable'])
@@ -64,7 +64,7 @@ function candidatesOf(text: string): { rules: CustomRuleInput[]; pack: boolean }
 
 function lastOf(text: string | undefined): number {
   if (text === undefined || text === '') return replayBounds.defaultLast
-  if (!lastPattern.test(text)) {
+  if (!lastBound.test(text)) {
     throw errors.invalidQueryParameter('A query parameter is invalid.', [
       { path: '/last', message: `must be a whole number from 1 to ${replayBounds.maxLast}` },
     ])

@@ -24,6 +24,24 @@ export const setCookies = (res: HttpResponse) => {
   return (Array.isArray(header) ? header : header ? [header] : []).map(parseSetCookie)
 }
 
+/** A text as Handlebars escapes it in a page. */
+export const htmlEscaped = (text: string) =>
+  text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#x27;')
+    .replaceAll('=', '&#x3D;')
+    .replaceAll('`', '&#x60;')
+
+/** An attribute's value as the browser reads it (Handlebars escapes & and = among others). */
+export const htmlUnescaped = (text: string) =>
+  text.replace(
+    /&(amp|quot|#x27|#x3D|#x60|lt|gt);/g,
+    (_, name: string) => ({ amp: '&', quot: '"', '#x27': "'", '#x3D': '=', '#x60': '`', lt: '<', gt: '>' })[name] ?? '',
+  )
+
 /** The CSRF token of the first form of a page. */
 export function csrfOf(html: string): string {
   const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1]

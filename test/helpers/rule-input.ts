@@ -33,3 +33,25 @@ export const exportRunawayRule = validRule({
   confidence: 'MEDIUM',
   priority: 100,
 })
+
+/** A probable cause at the lowest priority: on app-01 it only adds a finding (a replay lists it apart). */
+export const startedLatelyRule = validRule({
+  ruleId: undefined,
+  branch: 'RP-02',
+  ruleName: 'TomcatStartedLately',
+  category: 'application_lifecycle',
+  pattern: 'Server startup in',
+  classification: 'PROBABLE_CAUSE',
+  confidence: 'MEDIUM',
+  priority: 1,
+})
+
+/** Candidates registration refuses, each for another check: schema, pattern safety, conflicts, meanings. */
+export const refusedRules = [
+  validRule({ classification: 'SOMETIMES' }),
+  { ...validRule(), pattern: undefined },
+  validRule({ pattern: '/(a+)+$/' }),
+  validRule({ branch: 'TD-01' }),
+  validRule({ ruleName: 'JdbcPoolExhausted' }),
+  validRule({ exceptionMeaning: ['no-such-meaning'] }),
+]

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService, testToken } from '../helpers/build.js'
-import { ConsoleClient } from '../helpers/console-client.js'
+import { ConsoleClient, htmlEscaped, htmlUnescaped } from '../helpers/console-client.js'
 import { waitFor } from '../helpers/smtp.js'
 
 // The console's pages over the real HTTPS listener (docs/operations.md, "The web console"),
@@ -11,15 +11,9 @@ import { waitFor } from '../helpers/smtp.js'
 /** The incident links of a list page, in order. */
 const listed = (html: string) =>
   [...html.matchAll(/<a href="\/console\/incidents\/([^"?#]+)">/g)].map((m) => m[1] as string)
-/** An attribute's value as the browser reads it (Handlebars escapes & and = among others). */
-const unescaped = (text: string) =>
-  text.replace(
-    /&(amp|quot|#x27|#x3D|#x60|lt|gt);/g,
-    (_, name: string) => ({ amp: '&', quot: '"', '#x27': "'", '#x3D': '=', '#x60': '`', lt: '<', gt: '>' })[name] ?? '',
-  )
 const nextLink = (html: string) => {
   const href = /<a href="([^"]+)" rel="next">/.exec(html)?.[1]
-  return href === undefined ? undefined : unescaped(href)
+  return href === undefined ? undefined : htmlUnescaped(href)
 }
 
 describe('console pages', () => {
@@ -183,15 +177,7 @@ describe('console pages', () => {
       "SELECT text_body FROM outbox WHERE kind = 'diagnosis' AND event_id IN (SELECT id FROM events WHERE incident_id = ?)",
       ids.first,
     )
-    const escaped = String(mail?.text_body)
-      .replaceAll('&', '&amp;')
-      .replaceAll('<', '&lt;')
-      .replaceAll('>', '&gt;')
-      .replaceAll('"', '&quot;')
-      .replaceAll("'", '&#x27;')
-      .replaceAll('=', '&#x3D;')
-      .replaceAll('`', '&#x60;')
-    expect(html).toContain(`tabindex="0">${escaped}</pre>`)
+    expect(html).toContain(`tabindex="0">${htmlEscaped(String(mail?.text_body))}</pre>`)
     expect(html).toContain('This is the first occurrence of this alert the service holds.')
   })
 

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CustomRuleInput } from '../../src/rules/types.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
-import { ConsoleClient, csrfOf } from '../helpers/console-client.js'
-import { exportRunawayRule, validRule } from '../helpers/rule-input.js'
+import { ConsoleClient, csrfOf, htmlEscaped, htmlUnescaped } from '../helpers/console-client.js'
+import { storedState } from '../helpers/replay-state.js'
+import { exportRunawayRule, refusedRules, startedLatelyRule, validRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
 import { bearer, writeTokensFile } from '../helpers/tokens-file.js'
 
@@ -28,17 +29,6 @@ const part = (html: string, from: string, to: string) => {
   const end = html.indexOf(to, start)
   return html.slice(start, end < 0 ? undefined : end)
 }
-/** A value as Handlebars escapes it in a page. */
-const escaped = (text: string) =>
-  text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#x27;')
-    .replaceAll('=', '&#x3D;')
-    .replaceAll('`', '&#x60;')
-
 describe('the console replay page', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-console-replay-'))
   let t: TestService
@@ -118,17 +108,7 @@ describe('the console replay page', () => {
   })
 
   it('lists a rule that only adds a finding apart, and reads the last N', async () => {
-    const startup = validRule({
-      ruleId: undefined,
-      branch: 'RP-02',
-      ruleName: 'TomcatStartedLately',
-      category: 'application_lifecycle',
-      pattern: 'Server startup in',
-      classification: 'PROBABLE_CAUSE',
-      confidence: 'MEDIUM',
-      priority: 1,
-    })
-    const html = (await replay(viewer, JSON.stringify([startup]), '2')).text
+    const html = (await replay(viewer, JSON.stringify([startedLatelyRule]), '2')).text
     expect(html).toContain('<dt>Events replayed</dt><dd>2 of the last 2</dd>')
     const added = part(html, '<table class="added">', '</table>')
     expect(added).toContain('<td><strong>TD-02</strong> JavaHeapExhausted</td>')
@@ -136,24 +116,18 @@ describe('the console replay page', () => {
   })
 
   it('refuses candidates with the status and the words of the API, keeping what was pasted', async () => {
-    const refused = [
-      validRule({ classification: 'SOMETIMES' }),
-      { ...validRule(), pattern: undefined },
-      validRule({ pattern: '/(a+)+$/' }),
-      validRule({ branch: 'TD-01' }),
-      [exportRunawayRule, { ...exportRunawayRule, ruleName: 'Other' }],
-    ]
-    for (const candidate of refused) {
+    // Each check of registration, and two rules of a pack that conflict with each other.
+    for (const candidate of [...refusedRules, [exportRunawayRule, { ...exportRunawayRule, ruleName: 'Other' }]]) {
       const fromApi = await api(candidate)
       const res = await replay(viewer, JSON.stringify(candidate))
       expect(res.status).toBe(fromApi.status)
       const { error, message, details = [] } = fromApi.json()
       expect(res.text).toContain(
-        `<p><strong>${escaped(message)}</strong> (${fromApi.status} <code>${error}</code>)</p>`,
+        `<p><strong>${htmlEscaped(message)}</strong> (${fromApi.status} <code>${error}</code>)</p>`,
       )
       for (const detail of details as Array<{ path: string; message: string }>)
-        expect(res.text).toContain(`<li><code>${escaped(detail.path)}</code> ${escaped(detail.message)}</li>`)
-      expect(res.text).toContain(`>${escaped(JSON.stringify(candidate))}</textarea>`)
+        expect(res.text).toContain(`<li><code>${htmlEscaped(detail.path)}</code> ${htmlEscaped(detail.message)}</li>`)
+      expect(res.text).toContain(`>${htmlEscaped(JSON.stringify(candidate))}</textarea>`)
     }
     const notJson = await replay(viewer, '{"branch": ')
     expect(notJson.status).toBe(400)
@@ -178,18 +152,10 @@ describe('the console replay page', () => {
     expect(other.status).toBe(403)
   })
 
-  it('changes nothing: the rules, incidents, results, bundles and mails as they were', async () => {
-    const snapshot = async () => ({
-      rules: await t.rows('SELECT id, branch FROM rules ORDER BY id'),
-      incidents: await t.rows('SELECT id, status, branch, classification FROM incidents ORDER BY id'),
-      results: await t.rows('SELECT event_id, created_at FROM results ORDER BY event_id'),
-      bundles: await t.rows('SELECT event_id FROM evidence_bundles ORDER BY event_id'),
-      outbox: await t.rows('SELECT id, status FROM outbox ORDER BY id'),
-      catalogue: t.service.rules.catalogue.custom.length,
-    })
-    const before = await snapshot()
+  it('changes nothing: the rules, incidents, results, bundles, mails and the live engine as they were', async () => {
+    const before = await storedState(t)
     expect((await replay(sre, JSON.stringify([exportRunawayRule]))).status).toBe(200)
-    expect(await snapshot()).toEqual(before)
+    expect(await storedState(t)).toEqual(before)
   })
 
   it('says so when a replay is already running (503 replay_busy), and replays once it has finished', async () => {
@@ -238,15 +204,7 @@ describe('the console replay page', () => {
       result.text,
     )?.[1] as string
     expect(form).toContain('<button type="submit">Register RP-01</button>')
-    const field = (name: string) =>
-      (new RegExp(`name="${name}" value="([^"]*)"`).exec(form)?.[1] ?? '')
-        .replaceAll('&quot;', '"')
-        .replaceAll('&#x3D;', '=')
-        .replaceAll('&#x27;', "'")
-        .replaceAll('&lt;', '<')
-        .replaceAll('&gt;', '>')
-        .replaceAll('&#x60;', '`')
-        .replaceAll('&amp;', '&')
+    const field = (name: string) => htmlUnescaped(new RegExp(`name="${name}" value="([^"]*)"`).exec(form)?.[1] ?? '')
     // Without its CSRF token, the Register form is refused too.
     expect((await sre.post('/console/rules/register', { candidates: field('candidates') })).status).toBe(403)
     const registered = await sre.post('/console/rules/register', {
@@ -270,7 +228,7 @@ describe('the console replay page', () => {
     const fromApi = await t.call('POST', '/api/v1/rules', { ...bearer(tokens.sre.token), json: exportRunawayRule })
     expect([again.status, fromApi.status]).toEqual([409, 409])
     expect(again.text).toContain(
-      `<p><strong>${escaped(fromApi.json().message)}</strong> (409 <code>rule_branch_conflict</code>)</p>`,
+      `<p><strong>${htmlEscaped(fromApi.json().message)}</strong> (409 <code>rule_branch_conflict</code>)</p>`,
     )
     expect(await t.count('rules')).toBe(11)
   })

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
-import { exportRunawayRule, validRule } from '../helpers/rule-input.js'
+import { storedState } from '../helpers/replay-state.js'
+import { exportRunawayRule, refusedRules, startedLatelyRule, validRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
 import { bearer, writeTokensFile } from '../helpers/tokens-file.js'
 
@@ -23,17 +23,7 @@ const tokens = {
 const as = (who: keyof typeof tokens) => bearer(tokens[who].token)
 
 const exportRule = exportRunawayRule
-/** A probable cause at the lowest priority: on app-01 it only adds a finding. */
-const startupRule = validRule({
-  ruleId: undefined,
-  branch: 'RP-02',
-  ruleName: 'TomcatStartedLately',
-  category: 'application_lifecycle',
-  pattern: 'Server startup in',
-  classification: 'PROBABLE_CAUSE',
-  confidence: 'MEDIUM',
-  priority: 1,
-})
+const startupRule = startedLatelyRule
 
 describe('POST /api/v1/rules/replay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'diag-replay-'))
@@ -103,15 +93,7 @@ describe('POST /api/v1/rules/replay', () => {
   })
 
   it('refuses a candidate exactly as registration refuses it, and stores nothing', async () => {
-    const refused = [
-      validRule({ classification: 'SOMETIMES' }),
-      { ...validRule(), pattern: undefined },
-      validRule({ pattern: '/(a+)+$/' }),
-      validRule({ branch: 'TD-01' }),
-      validRule({ ruleName: 'JdbcPoolExhausted' }),
-      validRule({ exceptionMeaning: ['no-such-meaning'] }),
-    ]
-    for (const candidate of refused) {
+    for (const candidate of refusedRules) {
       const registration = await t.call('POST', '/api/v1/rules', { ...as('sre'), json: candidate })
       const replayed = await replay(candidate)
       expect(registration.status).toBeGreaterThanOrEqual(400)
@@ -153,28 +135,12 @@ describe('POST /api/v1/rules/replay', () => {
   })
 
   it('changes nothing: twice the same answer, the rules, incidents and results as they were, the live engine untouched', async () => {
-    const snapshot = async () => ({
-      rules: await t.rows('SELECT id, branch FROM rules ORDER BY id'),
-      incidents: await t.rows('SELECT id, status, branch, classification FROM incidents ORDER BY id'),
-      results: await t.rows('SELECT event_id FROM results ORDER BY event_id'),
-      bundles: await t.rows('SELECT event_id FROM evidence_bundles ORDER BY event_id'),
-      outbox: await t.rows('SELECT id FROM outbox ORDER BY id'),
-    })
-    const engine = (t.service.analysis as InProcessAnalysis).engine
-    const before = {
-      ...(await snapshot()),
-      engineRules: engine.ruleCount,
-      catalogue: t.service.rules.catalogue.custom.length,
-    }
+    const before = await storedState(t)
     const strip = (body: Record<string, unknown>) => ({ ...body, durationMs: 0, cost: 0 })
     const first = strip((await replay([exportRule, startupRule])).json())
     const second = strip((await replay([exportRule, startupRule])).json())
     expect(second).toEqual(first)
-    expect({
-      ...(await snapshot()),
-      engineRules: engine.ruleCount,
-      catalogue: t.service.rules.catalogue.custom.length,
-    }).toEqual(before)
+    expect(await storedState(t)).toEqual(before)
     // A new alert on app-01 is still diagnosed as it was: the candidate never reached the live engine.
     await t.call('POST', '/api/v1/alerts/alertmanager', {
       ...as('alertmanager'),

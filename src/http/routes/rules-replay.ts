@@ -8,6 +8,9 @@ import type { CustomRuleInput } from '../../rules/types.js'
 import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
 
+/** N, the diagnosed events to replay on: 1 to 5,000 (replayBounds), as text; the console's form bounds it alike. */
+export const lastPattern = '^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$'
+
 /** 50 rules of at most 64 KiB each would be more: a rulepack to replay is a few rules. */
 export const replayBodyLimit = 1024 * 1024
 
@@ -84,7 +87,7 @@ export async function replayRoutes(app: FastifyInstance, deps: ReplayRoutesDeps)
         type: 'object',
         additionalProperties: false,
         // 1 to 5,000 events, 1,000 by default.
-        properties: { last: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$' } },
+        properties: { last: { type: 'string', pattern: lastPattern } },
       },
       // One rule of schemas/rulepack-v1.schema.json, or an array of them; each is validated as POST /api/v1/rules validates.
       body: { anyOf: [{ type: 'object' }, { type: 'array' }] },
