@@ -6,6 +6,7 @@ import {
   type EncodedBundle,
   maxBundleBytes,
   rawBundle,
+  rawLength,
 } from './evidence-bundle.js'
 
 // A bundle within its bound (docs/design.md, "Stored evidence"). Logs compress ten times or
@@ -75,10 +76,10 @@ export async function encodeBundle(input: BundleInput, limit = maxBundleBytes): 
   let kept = excerpt
   let raw = rawBundle(header, kept)
   let bytes = await compressBundle(raw)
-  const rawBytes = raw.length
+  const rawBytes = rawLength(raw)
   // The oldest lines first, cut in proportion to what compression achieved, a few times at most.
   for (let attempt = 0; attempt < 4 && excerpt && kept && bytes.length > limit; attempt++) {
-    const target = Math.floor((limit * 0.95 * raw.length) / bytes.length) - (raw.length - kept.length)
+    const target = Math.floor((limit * 0.95 * rawLength(raw)) / bytes.length) - (rawLength(raw) - kept.length)
     const from = target <= 0 ? excerpt.length : excerpt.indexOf(0x0a, Math.max(0, excerpt.length - target))
     kept = from < 0 || from + 1 >= excerpt.length ? null : excerpt.subarray(from + 1)
     const droppedBytes = excerpt.length - (kept?.length ?? 0)

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util'
-import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib'
+import { brotliDecompress, brotliDecompressSync, constants, createBrotliCompress } from 'node:zlib'
 import type { ExceptionRecord } from '../../text/exceptions/records.js'
 import type { PatternMatch } from '../../text/pattern-index.js'
 import type { Evidence } from '../types.js'
@@ -49,21 +49,36 @@ export interface DecodedBundle {
   excerpt: Buffer | null
 }
 
-const compress = promisify(brotliCompress)
 const decompress = promisify(brotliDecompress)
 /** Quality 1: a third of quality 5's CPU for a third more bytes, at one bundle per event (docs/design.md, "Stored evidence"). */
 const quality = 1
 
-/** The bundle's bytes before compression: its header line, then the excerpt. */
-export function rawBundle(header: BundleHeader, excerpt: Buffer | null): Buffer {
+/** The bundle's bytes before compression, in their order: its header line, then the excerpt. */
+export function rawBundle(header: BundleHeader, excerpt: Buffer | null): Buffer[] {
   const line = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8')
-  return excerpt && excerpt.length > 0 ? Buffer.concat([line, excerpt]) : line
+  return excerpt && excerpt.length > 0 ? [line, excerpt] : [line]
 }
 
-/** Compressed off the event loop (libuv's thread pool). */
-export function compressBundle(raw: Buffer): Promise<Buffer> {
-  return compress(raw, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+/** The size of a bundle before compression. */
+export const rawLength = (parts: readonly Buffer[]) => parts.reduce((total, part) => total + part.length, 0)
+
+/**
+ * Compressed off the event loop (libuv's thread pool), the parts written one after the other
+ * to one brotli stream: the 512 KiB excerpt is not copied into a joined buffer first.
+ */
+export function compressBundle(parts: readonly Buffer[]): Promise<Buffer> {
+  const size = rawLength(parts)
+  return new Promise((resolve, reject) => {
+    const stream = createBrotliCompress({
+      chunkSize: 256 * 1024,
+      params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_SIZE_HINT]: size },
+    })
+    const out: Buffer[] = []
+    stream.on('data', (chunk: Buffer) => out.push(chunk))
+    stream.on('end', () => resolve(Buffer.concat(out)))
+    stream.on('error', reject)
+    for (const part of parts) stream.write(part)
+    stream.end()
   })
 }
 
