@@ -53,8 +53,10 @@ export class PreparedStatements {
       )) as unknown as pg.QueryResult<R>[]
       return results[2] as pg.QueryResult<R>
     } catch (error) {
-      // A connection the server dropped is not handed out again.
+      // A failed statement leaves the transaction aborted: rolled back before the connection
+      // goes back; one the server dropped, or that cannot roll back, is not handed out again.
       broken = (error as { code?: unknown }).code === undefined
+      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true))
       throw error
     } finally {
       client.release(broken)
