@@ -152,7 +152,18 @@ export const eventsAfter = 'AND (received_at > $afterReceived OR (received_at = 
 export const takeEvents = (rows: Iterable<EventRow>, page: EventPage) =>
   takePage(rows, page.limit, (e) => textBytes(e.alert))
 
-/** The detail answer from what the adapter read. */
+/**
+ * A stored result as the detail shows it: the worker's trace (every rule evaluated) never,
+ * and the explanation and the evidence timings have reads of their own. Removed here, on
+ * either adapter, not by the database: PostgreSQL's jsonb refuses the escaped U+0000 a log
+ * line's NUL byte leaves in a stored result.
+ */
+function shownResult(result: Record<string, unknown>): Record<string, unknown> {
+  const { trace: _trace, explanation: _explanation, evidenceTimings: _timings, ...shown } = result
+  return shown
+}
+
+/** The detail answer from what the adapter read (the stored result's JSON as it was stored). */
 export function detailView(
   row: IncidentRow,
   eventPage: ReturnType<typeof takeEvents>,
@@ -161,7 +172,7 @@ export function detailView(
 ) {
   const events = eventPage.items
   const lastEvent = events.at(-1)
-  const diagnosis = result ? boundedDiagnosis(JSON.parse(result) as Record<string, unknown>) : null
+  const diagnosis = result ? boundedDiagnosis(shownResult(JSON.parse(result) as Record<string, unknown>)) : null
   return {
     ...summary(row),
     // Every notification that changed the incident, in the order they were acknowledged.

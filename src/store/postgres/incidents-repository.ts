@@ -43,9 +43,6 @@ export class PgIncidentsRepository implements IncidentsReader {
       },
     )
     const eventPage = takeEvents((await this.pool.query<EventRow>(query.text, query.values)).rows, page)
-    // The worker's trace (every rule evaluated) is never shown, and the explanation and the
-    // evidence timings have reads of their own: removed here, not by jsonb,
-    // which refuses the escaped U+0000 a log line's NUL byte leaves in a stored result.
     const result = await this.pool.query<{ result: string }>(
       `SELECT result FROM results WHERE incident_id = $1 AND kind = 'diagnosis'
        ORDER BY created_at DESC, event_id DESC LIMIT 1`,
@@ -57,7 +54,7 @@ export class PgIncidentsRepository implements IncidentsReader {
        FROM outbox o WHERE o.event_id = ANY($1::text[]) ORDER BY o.id`,
       [eventPage.items.map((e) => e.id)],
     )
-    return detailView(row, eventPage, stored === undefined ? undefined : withoutTrace(stored), delivery.rows)
+    return detailView(row, eventPage, stored, delivery.rows)
   }
 
   async explanation(id: string) {
@@ -117,15 +114,4 @@ export class PgIncidentsRepository implements IncidentsReader {
     ])
     return timelineView({ incident, events, queue, results, outbox, duplicates }, more)
   }
-}
-
-/** A stored result's JSON without its `trace`, `explanation` and `evidenceTimings`. */
-function withoutTrace(json: string): string {
-  const {
-    trace: _trace,
-    explanation: _explanation,
-    evidenceTimings: _timings,
-    ...shown
-  } = JSON.parse(json) as Record<string, unknown>
-  return JSON.stringify(shown)
 }

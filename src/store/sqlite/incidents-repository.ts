@@ -49,11 +49,9 @@ export class IncidentsRepository implements IncidentsReader {
         ...(page.after ? { afterReceived: page.after.receivedAt, afterId: page.after.id } : {}),
       })
     const eventPage = takeEvents(rows, page)
-    // The worker's trace (every rule evaluated) is never shown, and the explanation and the
-    // evidence timings have reads of their own: left in the database.
     const result = this.db
       .prepare<[string], { result: string }>(
-        "SELECT json_remove(result, '$.trace', '$.explanation', '$.evidenceTimings') AS result FROM results WHERE incident_id = ? AND kind = 'diagnosis' ORDER BY created_at DESC, event_id DESC LIMIT 1",
+        "SELECT result FROM results WHERE incident_id = ? AND kind = 'diagnosis' ORDER BY created_at DESC, event_id DESC LIMIT 1",
       )
       .get(id)
     const delivery = this.db
