@@ -2,7 +2,6 @@
 // (docs/performance.md, "Replicas on PostgreSQL"). Every figure is printed next to a
 // baseline measured in the same run: PostgreSQL's own single-row commit floor, the same
 // webhook load on SQLite, one replica beside three. It never fails on speed.
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -10,9 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
-import { packageRoot } from '../src/paths.js'
 import { startPostgres } from '../test/helpers/postgres.js'
-import { startBenchService } from './service-process.js'
+import { cpuSeconds } from './process-stats.js'
+import { startBareServer, startBenchService } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
@@ -75,23 +74,12 @@ const startService = (env: Record<string, string>) =>
  * service's certificate, storing nothing (bench/bare-server.ts), under the same senders.
  */
 async function bareHttps(tlsDir: string): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    [join(packageRoot, 'dist', 'bench', 'bare-server.js'), join(tlsDir, 'server.pem'), join(tlsDir, 'server-key.pem')],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  )
+  const bare = await startBareServer(tlsDir)
   try {
-    const port = await new Promise<string>((resolve, reject) => {
-      child.stdout?.on('data', (chunk: Buffer) => {
-        const match = /listening (\d+)/.exec(chunk.toString())
-        if (match?.[1]) resolve(match[1])
-      })
-      child.on('exit', (code) => reject(new Error(`bare server exited with ${code}`)))
-    })
     let n = 0
-    return await load(`https://127.0.0.1:${port}`, () => body(`bare-${n++}`))
+    return await load(bare.url, () => body(`bare-${n++}`))
   } finally {
-    child.kill('SIGKILL')
+    bare.child.kill('SIGKILL')
   }
 }
 
@@ -147,12 +135,6 @@ async function countingSmtp(): Promise<{ url: string; received: () => number; cl
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as AddressInfo
   return { url: `smtp://127.0.0.1:${port}`, received: () => received, close: () => server.close() }
-}
-
-/** CPU seconds a process has used, its threads included (Linux). */
-function cpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 interface Drain {

@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { packageRoot } from '../src/paths.js'
+import { cpuSeconds } from './process-stats.js'
+import { startBareServer } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -60,12 +62,6 @@ function startChild(
     })
     child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)))
   })
-}
-
-/** CPU seconds (user + system) the process has used: steadier than req/s on a shared machine. */
-function cpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 function rssMiB(pid: number | undefined): { rss: number; peak: number } {
@@ -181,18 +177,9 @@ async function main() {
     children.push(service.child)
     const serviceUrl = service.match[1] as string
     const tls = join(work, 'data', 'tls')
-    const bare = await startChild(
-      [
-        ...nodeArgs,
-        join(packageRoot, 'dist', 'bench', 'bare-server.js'),
-        join(tls, 'server.pem'),
-        join(tls, 'server-key.pem'),
-      ],
-      {},
-      /listening (\d+)/,
-    )
+    const bare = await startBareServer(tls)
     children.push(bare.child)
-    const bareUrl = `https://127.0.0.1:${bare.match[1]}`
+    const bareUrl = bare.url
 
     const duplicate = alertBody('benchdup0001')
     let next = 0

@@ -39,3 +39,31 @@ export async function startBenchService(
   })
   return { child, url, dir }
 }
+
+/**
+ * The baseline server (bench/bare-server.ts) with the service's certificate and key from
+ * `tlsDir`, resolved with its URL once it listens; BENCH_NODE_ARGS as for the service.
+ */
+export async function startBareServer(tlsDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      join(packageRoot, 'dist', 'bench', 'bare-server.js'),
+      join(tlsDir, 'server.pem'),
+      join(tlsDir, 'server-key.pem'),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const match = /listening (\d+)/.exec(out)
+      if (match?.[1]) resolve(match[1])
+    })
+    child.on('exit', (code) => reject(new Error(`bare server exited with ${code}: ${out}`)))
+  })
+  return { child, url: `https://127.0.0.1:${port}` }
+}
