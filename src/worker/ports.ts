@@ -54,9 +54,18 @@ export type PredecessorState = 'done' | 'waiting' | 'gone'
 /** A synchronous adapter (SQLite) answers at once, an asynchronous one (PostgreSQL) later. */
 export type Awaitable<T> = T | Promise<T>
 
+/** What the worker reads of an event before it processes it. */
+export interface EventToProcess {
+  event: StoredEvent
+  /** It already has a result: processed before (by this replica or another). */
+  processed: boolean
+  /** Its incident; undefined when retention removed it. */
+  incident: IncidentRecord | undefined
+}
+
 export interface WorkerStore {
-  event(id: string): Awaitable<StoredEvent | undefined>
-  hasResult(eventId: string): Awaitable<boolean>
+  /** The event, whether it has a result, and its incident, in one read (one round trip on PostgreSQL). */
+  load(eventId: string): Awaitable<EventToProcess | undefined>
   incident(id: string): Awaitable<IncidentRecord | undefined>
   predecessor(eventId: string): Awaitable<PredecessorState>
   /**

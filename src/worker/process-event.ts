@@ -70,11 +70,11 @@ export async function processEvent(
   log?: EventLog,
 ): Promise<ProcessOutcome> {
   const { store } = deps
-  const event = await store.event(eventId)
-  if (!event) return 'gone' // pruned by retention while queued
+  const loaded = await store.load(eventId)
+  if (!loaded) return 'gone' // pruned by retention while queued
+  const { event, incident } = loaded
   log?.identify({ alertname: event.alertname, instance: event.instance, incidentId: event.incidentId })
-  if (await store.hasResult(eventId)) return 'already processed'
-  const incident = await store.incident(event.incidentId)
+  if (loaded.processed) return 'already processed'
   if (!incident) return 'gone'
   if (event.afterEventId && (await store.predecessor(event.afterEventId)) === 'waiting') {
     if (deps.now().getTime() - event.receivedAt < deps.followWaitMs) {
@@ -142,11 +142,12 @@ async function diagnose(
     },
   )
   log?.info(evidenceLine(collected.summary), 'evidence gathered')
-  await deps.rulesFresh?.()
+  // Read again: the occurrence may have ended while its evidence was gathered. The read
+  // and the catalogue's check go to the database together (two connections on PostgreSQL).
+  const [reread] = await Promise.all([deps.store.incident(incident.id), deps.rulesFresh?.()])
+  const current = reread ?? incident
   const diagnosis = await deps.analysis.diagnose(collected.evidence)
   const now = deps.now()
-  // Read again: the occurrence may have ended while its evidence was gathered.
-  const current = (await deps.store.incident(incident.id)) ?? incident
   const model = diagnosisModel({
     alert: alertView(event, current),
     diagnosis,

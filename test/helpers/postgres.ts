@@ -1,5 +1,15 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -55,7 +65,9 @@ export interface PostgresOptions {
  */
 export async function startPostgres(serverOptions: PostgresOptions = {}): Promise<Postgres> {
   realPackageFile(join(bin, 'initdb'), 'postgresql')
-  const parent = mkdtempSync(join(tmpdir(), 'diag-pg-'))
+  reapOrphans()
+  const parent = mkdtempSync(join(tmpdir(), clusterPrefix))
+  writeFileSync(join(parent, ownerFile), String(process.pid))
   // The temporary folders above are root's, 0700: the postgres user must reach its own.
   chmodSync(parent, 0o755)
   const dataDir = join(parent, 'data')
@@ -113,6 +125,44 @@ export async function startPostgres(serverOptions: PostgresOptions = {}): Promis
       stop('immediate')
       rmSync(parent, { recursive: true, force: true })
     },
+  }
+}
+
+const clusterPrefix = 'diag-pg-'
+/** The test process that started a cluster: while it lives, the cluster is its own. */
+const ownerFile = 'owner.pid'
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Stops and removes the clusters of test processes that died without their `afterAll` (a
+ * time-out, a SIGKILL, an interrupted run): each would keep a PostgreSQL running, with its
+ * memory and a port, on a CI machine or a developer's for good. A cluster whose owner is
+ * unknown (being created) or alive is left alone.
+ */
+export function reapOrphans() {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(clusterPrefix)) continue
+    const parent = join(tmpdir(), name)
+    let owner: number
+    try {
+      owner = Number(readFileSync(join(parent, ownerFile), 'utf8'))
+    } catch {
+      continue
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || alive(owner)) continue
+    const dataDir = join(parent, 'data')
+    if (existsSync(join(dataDir, 'postmaster.pid'))) {
+      asPostgres('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', '-t', '60', 'stop'], { check: false })
+    }
+    rmSync(parent, { recursive: true, force: true })
   }
 }
 

@@ -95,10 +95,11 @@ describe.each([
       const [a, b] = store.replicas as [Opened['replicas'][0], Opened['replicas'][0]]
       const lease = await a.claim()
       if (!lease) throw new Error('a lease expected')
-      const event = await a.store.event(eventId)
-      expect(event).toMatchObject({ id: eventId, incidentId, transition: 'opened', alertname: 'A' })
-      expect(await a.store.incident(incidentId)).toMatchObject({ id: incidentId, status: 'open', startBelieved: true })
-      expect(await a.store.hasResult(eventId)).toBe(false)
+      const loaded = await a.store.load(eventId)
+      expect(loaded?.event).toMatchObject({ id: eventId, incidentId, transition: 'opened', alertname: 'A' })
+      expect(loaded?.incident).toMatchObject({ id: incidentId, status: 'open', startBelieved: true })
+      expect(loaded?.incident).toEqual(await a.store.incident(incidentId))
+      expect(loaded?.processed).toBe(false)
       expect(await a.store.predecessor(eventId)).toBe('waiting')
       const input = {
         eventId,
@@ -112,7 +113,7 @@ describe.each([
       expect(await a.store.commit({ ...input, lease })).toBe(true)
       // Another replica that processed the same event commits nothing: no second report.
       expect(await b.store.commit({ ...input, mail: { ...mail(eventId), subject: 'another' } })).toBe(false)
-      expect(await b.store.hasResult(eventId)).toBe(true)
+      expect((await b.store.load(eventId))?.processed).toBe(true)
       expect(await b.store.predecessor(eventId)).toBe('done')
       expect(await store.rows('SELECT subject FROM outbox')).toEqual([{ subject: 'report' }])
       expect((await store.rows('SELECT status FROM queue_items')).map((r) => r.status)).toEqual(['done'])

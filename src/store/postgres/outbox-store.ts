@@ -2,7 +2,33 @@ import { randomUUID } from 'node:crypto'
 import type pg from 'pg'
 import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
 import { mailAlertColumns, toOutboxRow } from '../worker-rows.js'
-import { inTransaction } from './pool.js'
+
+/**
+ * A batch's outcomes in one statement, one round trip however many (an UPDATE is atomic):
+ * each row changes only under the claim it was sent under, the fencing token.
+ */
+const recordSql = `UPDATE outbox o SET
+    status = CASE u.state WHEN 'sent' THEN 'sent' WHEN 'failed' THEN 'failed' ELSE o.status END,
+    attempts = u.attempts,
+    sent_at = CASE WHEN u.state = 'sent' THEN u.at ELSE o.sent_at END,
+    next_attempt_at = CASE WHEN u.state = 'retry' THEN u.next_attempt_at ELSE o.next_attempt_at END,
+    last_error = u.error, claim_token = NULL, claimed_until = NULL
+  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::bigint[], $7::text[])
+    AS u (id, claim, state, attempts, at, next_attempt_at, error)
+  WHERE o.id = u.id AND o.claim_token = u.claim`
+
+function recordValues(outcomes: readonly DeliveryOutcome[]): unknown[][] {
+  const column = <T>(of: (o: DeliveryOutcome) => T) => outcomes.map(of)
+  return [
+    column((o) => o.id),
+    column((o) => o.claim ?? null),
+    column((o) => o.state),
+    column((o) => o.attempts),
+    column((o) => (o.state === 'sent' ? o.at : null)),
+    column((o) => (o.state === 'retry' ? o.nextAttemptAt : null)),
+    column((o) => (o.state === 'sent' ? null : o.error)),
+  ]
+}
 
 /**
  * The outbox on PostgreSQL, shared by every replica (docs/design.md, "Storage"). Due rows
@@ -41,30 +67,8 @@ export function pgOutboxStore(pool: pg.Pool, options: { claimMs: number }): Outb
       },
     },
     async record(outcomes: readonly DeliveryOutcome[]) {
-      await inTransaction(pool, async (client) => {
-        for (const o of outcomes) {
-          const fence = [o.id, o.claim ?? null]
-          if (o.state === 'sent') {
-            await client.query(
-              `UPDATE outbox SET status = 'sent', attempts = $3, sent_at = $4, last_error = NULL,
-                claim_token = NULL, claimed_until = NULL WHERE id = $1 AND claim_token = $2`,
-              [...fence, o.attempts, o.at],
-            )
-          } else if (o.state === 'retry') {
-            await client.query(
-              `UPDATE outbox SET attempts = $3, next_attempt_at = $4, last_error = $5,
-                claim_token = NULL, claimed_until = NULL WHERE id = $1 AND claim_token = $2`,
-              [...fence, o.attempts, o.nextAttemptAt, o.error],
-            )
-          } else {
-            await client.query(
-              `UPDATE outbox SET status = 'failed', attempts = $3, last_error = $4,
-                claim_token = NULL, claimed_until = NULL WHERE id = $1 AND claim_token = $2`,
-              [...fence, o.attempts, o.error],
-            )
-          }
-        }
-      })
+      if (outcomes.length === 0) return
+      await pool.query({ name: 'diag_outbox_record', text: recordSql, values: recordValues(outcomes) })
     },
   }
 }

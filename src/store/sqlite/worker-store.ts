@@ -42,16 +42,18 @@ export function sqliteWorkerStore(db: Db, batcher: WriteBatcher, queue: Pick<Wor
     return true
   })
 
+  const incident = (id: string) => {
+    const row = s.incident.get(id)
+    return row ? toIncident(row) : undefined
+  }
   return {
-    event(id) {
-      const row = s.event.get(id)
-      return row ? toStoredEvent(row) : undefined
+    load(eventId) {
+      const row = s.event.get(eventId)
+      if (!row) return undefined
+      const event = toStoredEvent(row)
+      return { event, processed: s.hasResult.get(eventId) !== undefined, incident: incident(event.incidentId) }
     },
-    hasResult: (eventId) => s.hasResult.get(eventId) !== undefined,
-    incident(id) {
-      const row = s.incident.get(id)
-      return row ? toIncident(row) : undefined
-    },
+    incident,
     predecessor(eventId) {
       if (s.hasResult.get(eventId) !== undefined) return 'done'
       return s.queued.get(eventId) !== undefined ? 'waiting' : 'gone'
