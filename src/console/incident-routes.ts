@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { errors } from '../errors.js'
+import { decodeCursor } from '../http/routes/incidents.js'
 import type { ConsoleReads } from '../store/console-port.js'
 import type { IncidentsReader } from '../store/incident-views.js'
 import { incidentSections, loadIncidentContext } from './incident-sections.js'
@@ -14,12 +15,17 @@ export interface IncidentPageDeps {
 
 /** GET /console/incidents/:id: the incident explained, one section after another (incident-sections.ts). */
 export async function incidentRoutes(app: FastifyInstance, deps: IncidentPageDeps) {
-  app.get<{ Params: { id: string } }>('/incidents/:id', {
+  app.get<{ Params: { id: string }; Querystring: { events?: string } }>('/incidents/:id', {
     schema: {
       params: { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } } },
+      // `events`: the timeline's next page, a cursor the page itself links to.
+      querystring: { type: 'object', properties: { events: { type: 'string', maxLength: 200 } } },
     },
     handler: async (request, reply) => {
-      const context = await loadIncidentContext(deps, request.params.id)
+      const { events } = request.query
+      const after = events ? decodeCursor(events, 'events') : undefined
+      const eventsAfter = after ? { receivedAt: after.at, id: after.id } : undefined
+      const context = await loadIncidentContext(deps, request.params.id, eventsAfter)
       if (!context) throw errors.notFound('No incident has this id.')
       const { detail } = context
       const sections = incidentSections.flatMap((build) => {

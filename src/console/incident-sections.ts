@@ -2,7 +2,7 @@ import { basename } from 'node:path'
 import type { ConsoleReads, IncidentMail, Occurrence } from '../store/console-port.js'
 import type { IncidentExplanation } from '../store/incident-explanation.js'
 import type { IncidentTimeline } from '../store/incident-timeline.js'
-import type { IncidentsReader } from '../store/incident-views.js'
+import type { EventPage, IncidentsReader } from '../store/incident-views.js'
 import { rankingView, ruleView } from './explanation-view.js'
 import { shownTime } from './time-words.js'
 import { timelineView } from './timeline-view.js'
@@ -22,6 +22,8 @@ export interface IncidentContext {
   timeline: IncidentTimeline
   mails: { mails: IncidentMail[]; more: boolean }
   earlier: Occurrence[]
+  /** The timeline shows the events after this position (a later page), or from the first. */
+  eventsAfter: EventPage['after'] | undefined
 }
 
 export interface IncidentSection {
@@ -36,18 +38,22 @@ export const incidentPageBounds = { timelineEvents: 100, mails: 5, occurrences: 
 export async function loadIncidentContext(
   reads: { incidents: IncidentsReader; console: ConsoleReads },
   id: string,
+  eventsAfter?: EventPage['after'],
 ): Promise<IncidentContext | undefined> {
   const detail = await reads.incidents.get(id, { limit: 1 })
   if (!detail) return undefined
   const [explanation, timeline, mails, earlier] = await Promise.all([
     reads.incidents.explanation(id),
-    reads.incidents.timeline(id, { limit: incidentPageBounds.timelineEvents }),
+    reads.incidents.timeline(id, {
+      limit: incidentPageBounds.timelineEvents,
+      ...(eventsAfter ? { after: eventsAfter } : {}),
+    }),
     reads.console.mails(id, incidentPageBounds.mails),
     reads.console.earlierOccurrences(id, incidentPageBounds.occurrences),
   ])
   // Retention may remove it between the reads.
   if (!timeline || explanation === undefined) return undefined
-  return { detail, explanation, timeline, mails, earlier }
+  return { detail, explanation, timeline, mails, earlier, eventsAfter }
 }
 
 type Alert = { labels?: Record<string, string>; annotations?: Record<string, string>; generatorURL?: string }
@@ -140,8 +146,9 @@ function why({ explanation }: IncidentContext): IncidentSection {
   }
 }
 
-function timeline({ detail, timeline }: IncidentContext): IncidentSection {
-  return { id: 'timeline', title: 'Timeline', model: timelineView(timeline, detail.startsAt) }
+function timeline({ detail, timeline, eventsAfter }: IncidentContext): IncidentSection {
+  const view = timelineView(timeline, detail.startsAt, eventsAfter !== undefined)
+  return { id: 'timeline', title: 'Timeline', model: { ...view, pageSize: incidentPageBounds.timelineEvents } }
 }
 
 type Excerpt = { branch: string; file: string; lines: Array<{ number: string; text: string; match: boolean }> }

@@ -1,3 +1,4 @@
+import { encodeCursor } from '../http/routes/incidents.js'
 import type { IncidentTimeline, TimelineEntry } from '../store/incident-timeline.js'
 import { words } from './explanation-view.js'
 import { type ShownTime, shownDuration, shownTime } from './time-words.js'
@@ -99,7 +100,11 @@ function described(entry: TimelineEntry, receipts: Map<string, number>): Omit<Ti
   }
 }
 
-export function timelineView(timeline: IncidentTimeline, startsAt: string | null) {
+/**
+ * One page of the timeline: `later` when it continues an earlier page (then the alert's own
+ * start, which precedes the first receipt, is not repeated); `next` is the cursor of the page after.
+ */
+export function timelineView(timeline: IncidentTimeline, startsAt: string | null, later = false) {
   const opened = Date.parse(timeline.openedAt)
   const receipts = new Map<string, number>()
   for (const entry of timeline.entries) {
@@ -110,7 +115,7 @@ export function timelineView(timeline: IncidentTimeline, startsAt: string | null
     sinceOpened: shownDuration(entry.sinceOpenedMs),
     ...described(entry, receipts),
   }))
-  const started = shownTime(startsAt)
+  const started = later ? null : shownTime(startsAt)
   // The alert's start comes before the first receipt (or, with a slow sender, after it).
   if (started) {
     const step = {
@@ -124,5 +129,6 @@ export function timelineView(timeline: IncidentTimeline, startsAt: string | null
     const index = timeline.entries.findIndex((entry) => Date.parse(entry.at) > at)
     steps.splice(index < 0 ? steps.length : index, 0, step)
   }
-  return { steps, more: timeline.nextEvents !== null }
+  const next = timeline.nextEvents ? encodeCursor(timeline.nextEvents.receivedAt, timeline.nextEvents.id) : null
+  return { steps, later, next }
 }

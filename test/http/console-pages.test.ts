@@ -266,3 +266,46 @@ describe('console pages', () => {
     expect(next).not.toContain('<th scope="row">TD-02</th>')
   })
 })
+
+describe('an incident with more notifications than the timeline shows at once', () => {
+  let t: TestService
+  let b: ConsoleClient
+  beforeAll(async () => {
+    // Events only: the worker's reports would add nothing here.
+    t = await build({
+      DIAG_WORKER: 'off',
+      DIAG_QUEUE_CAPACITY: '1000',
+      DIAG_NEW_CONNECTIONS_PER_ADDRESS_PER_SECOND: '0',
+    })
+    b = new ConsoleClient(t.service.url, t.ca)
+    expect((await b.signIn(testToken)).status).toBe(303)
+  })
+  afterAll(() => t.close())
+
+  it('pages the timeline: 100 notifications a page, each exactly once, with links between the pages', async () => {
+    const startsAt = '2026-11-22T04:56:00.000Z'
+    // A flapping alert: resolved and re-fired with the same start, 130 notifications of one incident.
+    for (let i = 0; i < 130; i++) {
+      const status = i % 2 === 0 ? 'firing' : 'resolved'
+      const res = await t.call('POST', '/api/v1/alerts/alertmanager', {
+        json: webhook([alert({ id: 'flap', status, startsAt })], { status }),
+      })
+      expect(res.status).toBe(202)
+    }
+    const [incident] = (await t.rows('SELECT id FROM incidents')) as Array<{ id: string }>
+    const receipts = (html: string) => {
+      const timeline = html.slice(html.indexOf('<section id="timeline"'), html.indexOf('<section id="evidence"'))
+      return [...timeline.matchAll(/notification received/g)].length
+    }
+    const first = await b.get(`/console/incidents/${incident?.id}`)
+    expect(first.status).toBe(200)
+    const link = /<a href="(\?events=[^"#]+)#timeline">Later notifications<\/a>/.exec(first.text)?.[1]
+    expect(link).toBeDefined()
+    const second = await b.get(`/console/incidents/${incident?.id}${htmlUnescaped(link as string)}`)
+    expect(second.status).toBe(200)
+    expect(second.text).toContain('Back to the first ones')
+    expect(second.text).not.toContain('Later notifications</a>')
+    expect([receipts(first.text), receipts(second.text)]).toEqual([100, 30])
+    expect((await b.get(`/console/incidents/${incident?.id}?events=bm9wZQ`)).status).toBe(400)
+  })
+})
