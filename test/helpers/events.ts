@@ -20,3 +20,16 @@ export function alertEvent(identity: string, overrides: Partial<AlertEventInput>
     ...overrides,
   }
 }
+
+/** A diagnosis mail of `eventId` as the worker commits it (worker/ports.ts). */
+export const reportMail = (eventId: string, subject = 'report') => ({
+  eventId,
+  kind: 'diagnosis' as const,
+  afterEventId: null,
+  messageId: `<${eventId}@diag.test>`,
+  inReplyTo: null,
+  subject,
+  recipients: ['oncall@example.com'],
+  text: 'text',
+  html: '<p>html</p>',
+})

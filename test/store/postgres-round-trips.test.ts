@@ -5,7 +5,7 @@ import { PgEventWriter } from '../../src/store/postgres/event-writer.js'
 import { pgOutboxStore } from '../../src/store/postgres/outbox-store.js'
 import { PgWorkQueue } from '../../src/store/postgres/work-queue.js'
 import { pgWorkerStore } from '../../src/store/postgres/worker-store.js'
-import { alertEvent } from '../helpers/events.js'
+import { alertEvent, reportMail } from '../helpers/events.js'
 import { postgresForFile } from '../helpers/postgres.js'
 
 // What one event costs in round trips to PostgreSQL on the worker's path (docs/design.md,
@@ -70,17 +70,7 @@ describe('the worker path on PostgreSQL', () => {
           excerpt: Buffer.from('java.lang.OutOfMemoryError\n'),
           values: {},
         }),
-        mail: {
-          eventId,
-          kind: 'diagnosis' as const,
-          afterEventId: null,
-          messageId: `<${eventId}@diag.test>`,
-          inReplyTo: null,
-          subject: 'report',
-          recipients: ['oncall@example.com'],
-          text: 'text',
-          html: '<p>html</p>',
-        },
+        mail: reportMail(eventId),
         lease,
         now: 7,
       }
@@ -116,9 +106,8 @@ describe('the worker path on PostgreSQL', () => {
         })
         if (outcome.kind !== 'accepted') throw new Error(outcome.kind)
         const { eventId, incidentId } = outcome.events[0] as { eventId: string; incidentId: string }
-        const mail = { eventId, kind: 'diagnosis' as const, afterEventId: null, messageId: `<${eventId}@t>` }
-        const rest = { inReplyTo: null, subject: name, recipients: ['a@example.com'], text: 't', html: 'h' }
-        await store.commit({ eventId, incidentId, kind: 'diagnosis', result: {}, mail: { ...mail, ...rest }, now: 1 })
+        const mail = reportMail(eventId, name)
+        await store.commit({ eventId, incidentId, kind: 'diagnosis', result: {}, mail, now: 1 })
       }
       const outbox = pgOutboxStore(db.pool, { claimMs: 60_000 })
       const [sent, retried, failed] = await outbox.due(Date.now(), 3)

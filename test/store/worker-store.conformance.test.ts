@@ -12,7 +12,7 @@ import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { sqliteWorkerStore } from '../../src/store/sqlite/worker-store.js'
 import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js'
 import type { Lease, WorkerStore } from '../../src/worker/ports.js'
-import { alertEvent } from '../helpers/events.js'
+import { alertEvent, reportMail } from '../helpers/events.js'
 import { postgresForFile } from '../helpers/postgres.js'
 
 // The worker's store (worker/ports.ts) on both adapters (docs/design.md, "Storage"): one
@@ -61,17 +61,7 @@ const postgres = async (): Promise<Opened> => {
 
 afterAll(() => server.stop())
 
-const mail = (eventId: string) => ({
-  eventId,
-  kind: 'diagnosis' as const,
-  afterEventId: null,
-  messageId: `<${eventId}@diag.test>`,
-  inReplyTo: null,
-  subject: 'report',
-  recipients: ['oncall@example.com'],
-  text: 'text',
-  html: '<p>html</p>',
-})
+const mail = (eventId: string) => reportMail(eventId)
 
 describe.each([
   ['SQLite', sqlite],
