@@ -9,8 +9,18 @@ export const taxonomyFileName = 'exception-taxonomy.json'
 
 const validate = createAjv().compile<ExceptionTaxonomyFile>(loadSchema('exception-taxonomy.schema.json'))
 
-/** Simple names too general to place an unlisted class under (`FooException` is not a kind of anything). */
-const generalNames = new Set(['Throwable', 'Exception', 'Error', 'RuntimeException'])
+/**
+ * Simple names too general to place an unlisted class under (`FooException` is not a kind
+ * of anything; a `FooConnectionException` is not the Cassandra driver's `ConnectionException`).
+ */
+const generalNames = new Set([
+  'Throwable',
+  'Exception',
+  'Error',
+  'RuntimeException',
+  'ConnectionException',
+  'TransportException',
+])
 
 const simpleName = (name: string) => name.slice(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1)
 const isJdk = (name: string) => name.startsWith('java.') || name.startsWith('javax.')

@@ -62,6 +62,10 @@ describe('the exception taxonomy', () => {
       taxonomy.isA('com.mysql.cj.jdbc.exceptions.MySQLTransientConnectionException', 'java.sql.SQLException'),
     ).toBe(true)
     expect(taxonomy.ancestors('com.example.orders.LedgerException')).toEqual(['com.example.orders.LedgerException'])
+    // A library's own connection failure is not the Cassandra driver's, whose simple name it shares.
+    expect(taxonomy.ancestors('com.example.cache.CacheConnectionException')).toEqual([
+      'com.example.cache.CacheConnectionException',
+    ])
     expect(verdict('com.example.orders.LedgerException: ledger closed')).toBeNull()
     // Every printed throwable is a Throwable, listed or not.
     expect(taxonomy.isA('com.example.orders.LedgerException', 'java.lang.Throwable')).toBe(true)
