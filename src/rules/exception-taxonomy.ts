@@ -20,6 +20,7 @@ const generalNames = new Set([
   'RuntimeException',
   'ConnectionException',
   'TransportException',
+  'AuthenticationException',
 ])
 
 const simpleName = (name: string) => name.slice(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1)
@@ -134,6 +135,15 @@ export class ExceptionTaxonomy {
     return classes.find(isJdk) ?? null
   }
 
+  /** The meaning a class has by its class alone: its own or its nearest ancestor's. */
+  private classMeaningOf(name: string): string | null {
+    for (const ancestor of this.ancestors(name)) {
+      const meaning = this.classMeanings.get(ancestor)
+      if (meaning) return meaning
+    }
+    return null
+  }
+
   /** What one throwable means: its message first, then its codes, then its class or nearest ancestor's. */
   meaningOf(throwable: ThrowableText, vendor: Vendor | null): string | null {
     const { class: name, message } = throwable
@@ -147,12 +157,7 @@ export class ExceptionTaxonomy {
     if (found) return found.meaning
     const byCode = this.codeMeaning(throwable, vendor)
     if (byCode) return byCode
-    if (!name) return null
-    for (const ancestor of this.ancestors(name)) {
-      const meaning = this.classMeanings.get(ancestor)
-      if (meaning) return meaning
-    }
-    return null
+    return name ? this.classMeaningOf(name) : null
   }
 
   private codeMeaning(throwable: ThrowableText, vendor: Vendor | null): string | null {

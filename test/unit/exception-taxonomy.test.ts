@@ -62,6 +62,8 @@ describe('the exception taxonomy', () => {
       taxonomy.isA('com.mysql.cj.jdbc.exceptions.MySQLTransientConnectionException', 'java.sql.SQLException'),
     ).toBe(true)
     expect(taxonomy.ancestors('com.example.orders.LedgerException')).toEqual(['com.example.orders.LedgerException'])
+    // An LDAP or Spring Security AuthenticationException is not the Cassandra driver's refused credentials.
+    expect(verdict('javax.naming.AuthenticationException: [LDAP: error code 49 - Invalid Credentials]')).toBeNull()
     // A library's own connection failure is not the Cassandra driver's, whose simple name it shares.
     expect(taxonomy.ancestors('com.example.cache.CacheConnectionException')).toEqual([
       'com.example.cache.CacheConnectionException',
