@@ -350,6 +350,21 @@ describe('messages over several lines', () => {
       )
       expect(record.frames).toEqual(['com.zaxxer.hikari.'])
     }
+    // A wrap that cuts the class's name: the name is read whole, the level from the line above.
+    const prefixed = [`2026-11-22 05:00:01,017 ERROR [main] o.e.orders.Startup - context failed: ${logical[0]}`]
+    for (const width of [80, 100]) {
+      const records = read(hardWrapped([...prefixed, ...logical.slice(1)], width))
+      expect(
+        records.map((r) => [r.level, r.class, r.causes.map((c) => c.class)]),
+        `${width} columns`,
+      ).toEqual([
+        [
+          'error',
+          'org.springframework.beans.factory.BeanCreationException',
+          ['com.zaxxer.hikari.pool.HikariPool$PoolInitializationException'],
+        ],
+      ])
+    }
     // Lines of different lengths are not a wrap: a new record after a trace stays one.
     const unwrapped = read([
       'java.lang.IllegalStateException: queue closed by the consumer thread while a batch was pending',

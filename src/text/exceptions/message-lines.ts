@@ -1,6 +1,6 @@
 import { levelOf } from './levels.js'
 import type { Line, Lines } from './lines.js'
-import { throwableAt } from './throwable-names.js'
+import { type ClassAt, throwableAt } from './throwable-names.js'
 import { isCommandLine, traceLine } from './trace-lines.js'
 
 // The lines a throwable's message spans before its trace (docs/design.md, "Exceptions and
@@ -87,4 +87,20 @@ export function messageRun(line: Line, lines: Lines, width: number, max: number)
     if (run.length === max) return []
     run.push(at)
   }
+}
+
+const isNameChar = (c: string | undefined) => c !== undefined && /[\w$.]/.test(c)
+
+/**
+ * The class a hard-wrapped line starts with, whole: when the wrap cut its name, the line
+ * before ends with the name's start (`… o.e.Startup - failed: org.spring` over
+ * `framework.beans.factory.BeanCreationException: …`). Null when nothing was cut.
+ */
+export function wrappedClass(first: Line, lines: Lines, width: number, head: ClassAt): string | null {
+  if (width === 0 || head.start !== 0) return null
+  const before = lines.previous(first)
+  if (!before || before.text.length !== width) return null
+  let from = before.text.length
+  while (from > 0 && isNameChar(before.text[from - 1])) from--
+  return from < before.text.length ? `${before.text.slice(from)}${head.name}` : null
 }

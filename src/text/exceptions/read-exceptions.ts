@@ -4,7 +4,7 @@ import { lineCodes } from './codes.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
-import { messageRun, unfold, wrapWidth } from './message-lines.js'
+import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
 import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
@@ -190,6 +190,7 @@ class Reader {
     const headLine = unfold(first, lines, width) as Line
     const chain = implied(headLine.text, head)
     const top = chain[0] as Building
+    top.class = wrappedClass(first, lines, width, head) ?? top.class
     const causes: Building[] = chain.slice(1)
     const suppressed: Building[] = []
     let current: Building = top
