@@ -286,15 +286,6 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
     ).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
   })
 
-  it('reads the heap’s OutOfMemoryError reason logged without its class (a client that logs getMessage()) as TD-02', async () => {
-    expect(
-      await diagnose([
-        '2026-11-22 05:00:01,017 WARN  [cache-client-io-3] o.e.cache.ClientConnection - connection to 10.0.0.9:5701 closed, reason:',
-        'Java heap space',
-      ]),
-    ).toEqual({ primary: ['TD-02', 'probable_cause'], branches: ['TD-02'] })
-  })
-
   it('reads a listener that cannot bind an address the host does not have as a start-up failure (TD-05), not an OS limit', async () => {
     expect(
       await diagnose([
