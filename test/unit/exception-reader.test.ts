@@ -395,6 +395,14 @@ describe('messages over several lines', () => {
       '2026-11-22 05:00:02,117 INFO  [main] o.e.Consumer - stopped',
     ]) as [ExceptionRecord]
     expect(closed.message).toBe('queue closed')
+    // Plain lines at the end of the excerpt are the message's only when they end with the driver's code.
+    expect(read(['com.example.batch.FeedJobException: step failed', 'tail line'])[0]?.message).toBe('step failed')
+    // A line logged twice is not a wrap, however long.
+    const twice = 'SEVERE [http-nio-8080-exec-4] java.lang.OutOfMemoryError: Java heap space'
+    expect(read([twice, twice]).map((r) => [r.line, r.message])).toEqual([
+      [1, 'Java heap space'],
+      [2, 'Java heap space'],
+    ])
     expect(codesIn('Timeout [50200-214]').vendorCode).toEqual({ vendor: 'h2', code: '50200' })
     expect(codesIn('retries [3-5] and [50200] and [502001-214]').vendorCode).toBeNull()
   })

@@ -1,3 +1,4 @@
+import { codesIn } from './codes.js'
 import { levelOf } from './levels.js'
 import type { Line, Lines } from './lines.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
@@ -23,10 +24,18 @@ export function wrapWidth(first: Line, lines: Lines): number {
   const width = first.text.length
   if (width < minWrapWidth) return 0
   const next = lines.next(first)
-  if (next && next.text.length === width && joinable(next)) return width
+  if (next && next.text.length === width && startsNoRecord(next, first)) return width
   const before = lines.previous(first)
-  return before && before.text.length === width ? width : 0
+  return before && before.text.length === width && startsNoRecord(first, before) ? width : 0
 }
+
+/**
+ * `line` can be the rest of `above` cut by a wrap: it is not `above` again (a line logged
+ * twice has the same width) and shows no level of its own. Only this first look asks for
+ * no level: further on, a wrap may cut a message just before its `FATAL:`.
+ */
+const startsNoRecord = (line: Line, above: Line) =>
+  line.text !== above.text && joinable(line) && levelOf(line.text.slice(0, 40)) === null
 
 /**
  * A line that can be a wrapped line's rest: not a trace line, nor a log record of its own
@@ -72,14 +81,15 @@ function plain(text: string): boolean {
 
 /**
  * The unindented lines from `line` on that continue a message, when they end where the
- * trace goes on (a frame, `Caused by:`, `... N more`) or where the excerpt does: at most
- * `max` of them; none when the run ends in anything else (a log record, another
- * exception), since then nothing says they belong to the message.
+ * trace goes on (a frame, `Caused by:`, `... N more`), or where the excerpt does with the
+ * driver's code on their last line (H2's `[40001-176]`): at most `max` of them; none when
+ * the run ends in anything else (a log record, another exception, plain lines at the end of
+ * the excerpt), since then nothing says they belong to the message.
  */
 export function messageRun(line: Line, lines: Lines, width: number, max: number): Line[] {
   const run: Line[] = []
   for (let at: Line | null = line; ; at = unfold(lines.next(at), lines, width)) {
-    if (!at) return run
+    if (!at) return run.length > 0 && carriesCode((run[run.length - 1] as Line).text) ? run : []
     if (!plain(at.text)) {
       const kind = traceLine(at.text).kind
       return kind === 'frame' || kind === 'cause' || kind === 'suppressed' || kind === 'elided' ? run : []
@@ -103,4 +113,9 @@ export function wrappedClass(first: Line, lines: Lines, width: number, head: Cla
   let from = before.text.length
   while (from > 0 && isNameChar(before.text[from - 1])) from--
   return from < before.text.length ? `${before.text.slice(from)}${head.name}` : null
+}
+
+const carriesCode = (text: string) => {
+  const codes = codesIn(text)
+  return codes.sqlState !== null || codes.vendorCode !== null
 }
