@@ -133,6 +133,14 @@ describe('the exception taxonomy', () => {
         'org.quartz.JobPersistenceException: Failure recovering jobs: Lock wait timeout exceeded; try restarting transaction',
       ),
     ).toEqual(['lock-contention', 'TD-14'])
+    // SQL Server's deadlock victim (error 1205) in each variant of its message: lock, communication buffer, thread.
+    for (const resources of ['lock', 'lock | communication buffer', 'thread'])
+      expect(
+        verdict(
+          `com.microsoft.sqlserver.jdbc.SQLServerException: Transaction (Process ID 71) was deadlocked on ${resources} resources with another process and has been chosen as the deadlock victim. Rerun the transaction.`,
+        ),
+        resources,
+      ).toEqual(['database-deadlock', 'TD-14'])
     // An errno beats the class: a ConnectException that timed out is a time-out.
     expect(verdict('java.net.ConnectException: Connection timed out (Connection timed out)')).toEqual([
       'downstream-timeout',
