@@ -9,8 +9,19 @@ export const taxonomyFileName = 'exception-taxonomy.json'
 
 const validate = createAjv().compile<ExceptionTaxonomyFile>(loadSchema('exception-taxonomy.schema.json'))
 
-/** Simple names too general to place an unlisted class under (`FooException` is not a kind of anything). */
-const generalNames = new Set(['Throwable', 'Exception', 'Error', 'RuntimeException'])
+/**
+ * Simple names too general to place an unlisted class under (`FooException` is not a kind
+ * of anything; a `FooConnectionException` is not the Cassandra driver's `ConnectionException`).
+ */
+const generalNames = new Set([
+  'Throwable',
+  'Exception',
+  'Error',
+  'RuntimeException',
+  'ConnectionException',
+  'TransportException',
+  'AuthenticationException',
+])
 
 const simpleName = (name: string) => name.slice(Math.max(name.lastIndexOf('.'), name.lastIndexOf('$')) + 1)
 const isJdk = (name: string) => name.startsWith('java.') || name.startsWith('javax.')
@@ -124,6 +135,15 @@ export class ExceptionTaxonomy {
     return classes.find(isJdk) ?? null
   }
 
+  /** The meaning a class has by its class alone: its own or its nearest ancestor's. */
+  private classMeaningOf(name: string): string | null {
+    for (const ancestor of this.ancestors(name)) {
+      const meaning = this.classMeanings.get(ancestor)
+      if (meaning) return meaning
+    }
+    return null
+  }
+
   /** What one throwable means: its message first, then its codes, then its class or nearest ancestor's. */
   meaningOf(throwable: ThrowableText, vendor: Vendor | null): string | null {
     const { class: name, message } = throwable
@@ -137,12 +157,7 @@ export class ExceptionTaxonomy {
     if (found) return found.meaning
     const byCode = this.codeMeaning(throwable, vendor)
     if (byCode) return byCode
-    if (!name) return null
-    for (const ancestor of this.ancestors(name)) {
-      const meaning = this.classMeanings.get(ancestor)
-      if (meaning) return meaning
-    }
-    return null
+    return name ? this.classMeaningOf(name) : null
   }
 
   private codeMeaning(throwable: ThrowableText, vendor: Vendor | null): string | null {

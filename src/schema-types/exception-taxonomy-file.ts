@@ -3,7 +3,7 @@
 export type Meaning = string
 export type Text = string
 export type Prefix = string
-export type Vendor = 'oracle' | 'db2' | 'mysql' | 'sqlserver' | 'postgresql'
+export type Vendor = 'oracle' | 'db2' | 'mysql' | 'sqlserver' | 'postgresql' | 'h2'
 export type ClassName = string
 
 /**

@@ -300,6 +300,111 @@ describe('the exception reader, by layout', () => {
     expect(
       codesIn('java.net.SocketException: Die Verbindung wurde vom Kommunikationspartner zurückgesetzt').errno,
     ).toBe('ECONNRESET')
+    // Windows' own messages for its socket errors, which the JDK passes on from FormatMessage.
+    expect(codesIn('java.io.IOException: The remote computer refused the network connection.').errno).toBe(
+      'ECONNREFUSED',
+    )
+    expect(
+      codesIn('java.net.ConnectException: No connection could be made because the target machine actively refused it')
+        .errno,
+    ).toBe('ECONNREFUSED')
+    expect(codesIn('java.io.IOException: An existing connection was forcibly closed by the remote host').errno).toBe(
+      'ECONNRESET',
+    )
+    expect(codesIn('java.io.IOException: The semaphore timeout period has expired.').errno).toBe('ETIMEDOUT')
+    expect(codesIn('java.net.BindException: The requested address is not valid in its context').errno).toBe(
+      'EADDRNOTAVAIL',
+    )
+  })
+})
+
+describe('messages over several lines', () => {
+  /** Lines cut every `width` characters, as a console or a paste hard-wraps them. */
+  const hardWrapped = (lines: readonly string[], width: number) =>
+    lines.flatMap((line) => line.match(new RegExp(`.{1,${width}}`, 'g')) ?? [])
+
+  it('joins a trace hard-wrapped at a fixed width back: the message, the causes it prints, the frames', () => {
+    const logical = [
+      'org.springframework.beans.factory.BeanCreationException: Error creating bean with name \'dataSource\': nested exception is com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool: FATAL: password authentication failed for user "orders"',
+      '        at org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.initializeBean(AbstractAutowireCapableBeanFactory.java:1786)',
+      '        at com.zaxxer.hikari.pool.HikariPool.throwPoolInitializationException(HikariPool.java:596)',
+      '        at java.base/java.lang.Thread.run(Thread.java:833)',
+    ]
+    // A wrap shows where two lines or more have the same width.
+    for (const width of [80, 120]) {
+      const records = read(hardWrapped(logical, width), ['com.zaxxer.hikari.'])
+      expect(records.map(chain), `${width} columns`).toEqual([
+        [
+          1,
+          null,
+          [
+            'org.springframework.beans.factory.BeanCreationException',
+            'com.zaxxer.hikari.pool.HikariPool$PoolInitializationException',
+          ],
+        ],
+      ])
+      const [record] = records as [ExceptionRecord]
+      // Joined without a space: the wrap cut a word, not a sentence.
+      expect(record.causes[0]?.message).toBe(
+        'Failed to initialize pool: FATAL: password authentication failed for user "orders"',
+      )
+      expect(record.frames).toEqual(['com.zaxxer.hikari.'])
+    }
+    // A wrap that cuts the class's name: the name is read whole, the level from the line above.
+    const prefixed = [`2026-11-22 05:00:01,017 ERROR [main] o.e.orders.Startup - context failed: ${logical[0]}`]
+    for (const width of [80, 100]) {
+      const records = read(hardWrapped([...prefixed, ...logical.slice(1)], width))
+      expect(
+        records.map((r) => [r.level, r.class, r.causes.map((c) => c.class)]),
+        `${width} columns`,
+      ).toEqual([
+        [
+          'error',
+          'org.springframework.beans.factory.BeanCreationException',
+          ['com.zaxxer.hikari.pool.HikariPool$PoolInitializationException'],
+        ],
+      ])
+    }
+    // Lines of different lengths are not a wrap: a new record after a trace stays one.
+    const unwrapped = read([
+      'java.lang.IllegalStateException: queue closed by the consumer thread while a batch was pending',
+      'java.net.ConnectException: Connection refused while the consumer was reconnecting to its br',
+    ])
+    expect(unwrapped.map((r) => r.class)).toEqual(['java.lang.IllegalStateException', 'java.net.ConnectException'])
+  })
+
+  it("reads a message's own unindented paragraphs up to its trace, and H2's code at their end", () => {
+    const [h2] = read([
+      'org.h2.jdbc.JdbcSQLTimeoutException: Timeout trying to lock table "ORDERS"; SQL statement:',
+      'UPDATE ORDERS SET STATE = ? WHERE ID = ? [50200-214]',
+      '\tat org.h2.message.DbException.getJdbcSQLException(DbException.java:632)',
+    ]) as [ExceptionRecord]
+    expect(h2.message).toBe(
+      'Timeout trying to lock table "ORDERS"; SQL statement: UPDATE ORDERS SET STATE = ? WHERE ID = ? [50200-214]',
+    )
+    expect(h2.vendorCode).toEqual({ vendor: 'h2', code: '50200' })
+    // The same behind Dropwizard's `! ` prefix, and at the end of an excerpt without frames.
+    expect(
+      read(['! org.h2.jdbc.JdbcSQLException: Deadlock detected; SQL statement:', '! DELETE FROM LEDGER [40001-176]'])[0]
+        ?.vendorCode,
+    ).toEqual({ vendor: 'h2', code: '40001' })
+    // Lines a log record or another exception follows are the log's, not the message's.
+    const [closed] = read([
+      'java.lang.IllegalStateException: queue closed',
+      'Draining the consumer before the shutdown',
+      '2026-11-22 05:00:02,117 INFO  [main] o.e.Consumer - stopped',
+    ]) as [ExceptionRecord]
+    expect(closed.message).toBe('queue closed')
+    // Plain lines at the end of the excerpt are the message's only when they end with the driver's code.
+    expect(read(['com.example.batch.FeedJobException: step failed', 'tail line'])[0]?.message).toBe('step failed')
+    // A line logged twice is not a wrap, however long.
+    const twice = 'SEVERE [http-nio-8080-exec-4] java.lang.OutOfMemoryError: Java heap space'
+    expect(read([twice, twice]).map((r) => [r.line, r.message])).toEqual([
+      [1, 'Java heap space'],
+      [2, 'Java heap space'],
+    ])
+    expect(codesIn('Timeout [50200-214]').vendorCode).toEqual({ vendor: 'h2', code: '50200' })
+    expect(codesIn('retries [3-5] and [50200] and [502001-214]').vendorCode).toBeNull()
   })
 })
 

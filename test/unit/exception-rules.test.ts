@@ -285,6 +285,29 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
       ]),
     ).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
   })
+
+  it('reads a listener that cannot bind an address the host does not have as a start-up failure (TD-05), not an OS limit', async () => {
+    expect(
+      await diagnose([
+        'Exception in thread "main" java.lang.RuntimeException: java.net.BindException: Cannot assign requested address',
+        '\tat org.example.http.Server.start(Server.java:41)',
+        'Caused by: java.net.BindException: Cannot assign requested address',
+        '\tat sun.nio.ch.Net.bind0(Native Method)',
+        '\tat sun.nio.ch.ServerSocketChannelImpl.bind(ServerSocketChannelImpl.java:252)',
+        '\t... 1 more',
+      ]),
+    ).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
+    // The same errno on an outgoing connection: the local ports are used up (TD-06, an OS limit to confirm on the host).
+    expect(
+      (
+        await diagnose([
+          'java.net.BindException: Cannot assign requested address',
+          '\tat sun.nio.ch.Net.connect0(Native Method)',
+          '\tat sun.nio.ch.SocketChannelImpl.connect(SocketChannelImpl.java:750)',
+        ])
+      ).primary,
+    ).toEqual(['TD-06', 'undetermined'])
+  })
 })
 
 describe('custom rules on exception classes and meanings (docs/api.md)', () => {

@@ -62,6 +62,12 @@ describe('the exception taxonomy', () => {
       taxonomy.isA('com.mysql.cj.jdbc.exceptions.MySQLTransientConnectionException', 'java.sql.SQLException'),
     ).toBe(true)
     expect(taxonomy.ancestors('com.example.orders.LedgerException')).toEqual(['com.example.orders.LedgerException'])
+    // An LDAP or Spring Security AuthenticationException is not the Cassandra driver's refused credentials.
+    expect(verdict('javax.naming.AuthenticationException: [LDAP: error code 49 - Invalid Credentials]')).toBeNull()
+    // A library's own connection failure is not the Cassandra driver's, whose simple name it shares.
+    expect(taxonomy.ancestors('com.example.cache.CacheConnectionException')).toEqual([
+      'com.example.cache.CacheConnectionException',
+    ])
     expect(verdict('com.example.orders.LedgerException: ledger closed')).toBeNull()
     // Every printed throwable is a Throwable, listed or not.
     expect(taxonomy.isA('com.example.orders.LedgerException', 'java.lang.Throwable')).toBe(true)
@@ -127,6 +133,14 @@ describe('the exception taxonomy', () => {
         'org.quartz.JobPersistenceException: Failure recovering jobs: Lock wait timeout exceeded; try restarting transaction',
       ),
     ).toEqual(['lock-contention', 'TD-14'])
+    // SQL Server's deadlock victim (error 1205) in each variant of its message: lock, communication buffer, thread.
+    for (const resources of ['lock', 'lock | communication buffer', 'thread'])
+      expect(
+        verdict(
+          `com.microsoft.sqlserver.jdbc.SQLServerException: Transaction (Process ID 71) was deadlocked on ${resources} resources with another process and has been chosen as the deadlock victim. Rerun the transaction.`,
+        ),
+        resources,
+      ).toEqual(['database-deadlock', 'TD-14'])
     // An errno beats the class: a ConnectException that timed out is a time-out.
     expect(verdict('java.net.ConnectException: Connection timed out (Connection timed out)')).toEqual([
       'downstream-timeout',
@@ -212,6 +226,84 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
         'Caused by: java.net.BindException: Address already in use',
       ),
     ).toEqual(['port-in-use', 'TD-05'])
+  })
+
+  it('reads the MongoDB and Cassandra drivers’ failures as the database’s (TD-18), whatever the cause beneath', () => {
+    expect(
+      verdict(
+        'com.mongodb.MongoTimeoutException: Timed out after 30000 ms while waiting to connect. Client view of cluster state is {type=UNKNOWN, servers=[{address=mongo.internal:27017, type=UNKNOWN, state=CONNECTING, exception={com.mongodb.MongoSocketOpenException: Exception opening socket}, caused by {java.net.ConnectException: Connection refused}}]',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // A connect time-out is the generic time-out (TD-13) unless the driver's frames or classes claim it.
+    expect(
+      verdict(
+        'com.mongodb.MongoSocketOpenException: Exception opening socket',
+        '\tat com.mongodb.internal.connection.SocketStream.open(SocketStream.java:70)',
+        'Caused by: java.net.SocketTimeoutException: Connect timed out',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    expect(
+      verdict(
+        'com.datastax.driver.core.exceptions.NoHostAvailableException: All host(s) tried for query failed (tried: cassandra.internal/10.0.0.7:9042 (com.datastax.driver.core.exceptions.TransportException: [cassandra.internal/10.0.0.7:9042] Cannot connect))',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    expect(
+      verdict(
+        'com.datastax.oss.driver.api.core.AllNodesFailedException: Could not reach any contact point, make sure you have provided valid addresses',
+        '\tat com.datastax.oss.driver.internal.core.util.concurrent.CompletableFutures.getUninterruptibly(CompletableFutures.java:149)',
+        'Caused by: io.netty.channel.ConnectTimeoutException: connection timed out: cassandra.internal/10.0.0.7:9042',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    expect(
+      verdict('com.mongodb.MongoSecurityException: Exception authenticating MongoCredential{user=orders}'),
+    ).toEqual(['database-auth-rejected', 'TD-18'])
+  })
+
+  it('reads H2’s code at the end of its message, in any language, as H2’s (deadlock, lock time-out, broken connection)', () => {
+    expect(
+      verdict(
+        '! org.h2.jdbc.JdbcSQLException: Eine Verklemmung (Deadlock) ist aufgetreten; SQL statement:',
+        '! UPDATE LEDGER SET BALANCE = ? [40001-176]',
+        '! at org.h2.message.DbException.getJdbcSQLException(DbException.java:344)',
+      ),
+    ).toEqual(['database-deadlock', 'TD-14'])
+    // The code decides before the class: H2 2.x's JdbcSQLTimeoutException is a lock time-out here, not a slow query.
+    expect(verdict('org.h2.jdbc.JdbcSQLTimeoutException: Timeout trying to lock table "ORDERS" [50200-214]')).toEqual([
+      'lock-contention',
+      'TD-14',
+    ])
+    expect(verdict('org.h2.jdbc.JdbcSQLNonTransientConnectionException: Connection is broken [90067-214]')).toEqual([
+      'database-unreachable',
+      'TD-18',
+    ])
+  })
+
+  it('reads a local address that cannot be assigned as the listener’s start-up failure on bind, an OS limit on connect', () => {
+    expect(
+      verdict(
+        'java.lang.RuntimeException: java.net.BindException: Cannot assign requested address',
+        '\tat org.example.http.Server.start(Server.java:41)',
+        'Caused by: java.net.BindException: Cannot assign requested address',
+        '\tat sun.nio.ch.Net.bind0(Native Method)',
+        '\tat sun.nio.ch.ServerSocketChannelImpl.bind(ServerSocketChannelImpl.java:252)',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    // The same errno on a connect: the local ports are used up.
+    expect(
+      verdict(
+        'java.net.NoRouteToHostException: Cannot assign requested address (Address not available)',
+        '\tat java.net.PlainSocketImpl.socketConnect(Native Method)',
+        '\tat java.net.Socket.connect(Socket.java:607)',
+      ),
+    ).toEqual(['local-address-unavailable', 'TD-06'])
+    // Only that errno is the listener's: a listener out of file descriptors is still an OS limit.
+    expect(
+      verdict(
+        'java.io.IOException: Too many open files',
+        '\tat sun.nio.ch.ServerSocketChannelImpl.accept0(Native Method)',
+        '\tat sun.nio.ch.ServerSocketChannelImpl.accept(ServerSocketChannelImpl.java:421)',
+      ),
+    ).toEqual(['os-limit', 'TD-06'])
   })
 
   it('reads work rejected by a terminated executor as a shutdown, which supports no branch', () => {

@@ -95,6 +95,8 @@ const vendorLabels: ReadonlyArray<readonly [label: string, vendor: Vendor | null
 function vendorCodeIn(text: string, lower: string): VendorCode | null {
   const oracle = oracleCodeIn(lower)
   if (oracle) return { vendor: 'oracle', code: oracle }
+  const h2 = h2CodeIn(text)
+  if (h2) return { vendor: 'h2', code: h2 }
   for (const [label, vendor] of vendorLabels) {
     for (let i = lower.indexOf(label); i !== -1; i = lower.indexOf(label, i + 1)) {
       if (i > 0 && isLetter(lower.charCodeAt(i - 1))) continue
@@ -110,6 +112,25 @@ function vendorCodeIn(text: string, lower: string): VendorCode | null {
     if (code && lower.startsWith(', level ', msg + 4 + code.length)) return { vendor: 'sqlserver', code }
   }
   return null
+}
+
+/**
+ * H2 ends each message with its error code and its build, `[40001-176]`
+ * (https://h2database.com/javadoc/org/h2/api/ErrorCode.html): five digits, a dash, the
+ * build's digits, in brackets, whatever the language of the message.
+ */
+function h2CodeIn(text: string): string | null {
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) {
+    if (text[i + 6] !== '-' || !allDigits(text, i + 1, i + 6)) continue
+    const close = text.indexOf(']', i + 7)
+    if (close > i + 7 && close <= i + 11 && allDigits(text, i + 7, close)) return text.slice(i + 1, i + 6)
+  }
+  return null
+}
+
+const allDigits = (text: string, from: number, to: number) => {
+  for (let i = from; i < to; i++) if (!isDigit(text.charCodeAt(i))) return false
+  return true
 }
 
 /** `ORA-00060` or `TNS-12541` (the listener's codes are the same numbers): always `ORA-` and five digits. */

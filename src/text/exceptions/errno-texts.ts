@@ -10,6 +10,13 @@
 // reset`; musl's `Host is unreachable` and `Name does not resolve`. German, French and
 // Chinese: glibc 2.36's translations of the same messages (po/de.po, po/fr.po, po/zh_CN.po,
 // https://sourceware.org/git/?p=glibc.git;a=tree;f=po), copied as glibc ships them.
+// Windows: the system's own messages for its socket errors, which the JDK passes on from
+// FormatMessage on a Windows host (asynchronous channels, `sun.nio.ch.Iocp`): Windows Sockets
+// error codes, https://learn.microsoft.com/en-us/windows/win32/winsock/windows-sockets-error-codes-2,
+// and system error codes 1000-1299,
+// https://learn.microsoft.com/en-us/windows/win32/debug/system-error-codes--1000-1299-; each
+// is read as the POSIX name of the same failure (WSAECONNREFUSED and ERROR_CONNECTION_REFUSED
+// are ECONNREFUSED).
 //
 // Longer messages first: the first that a message holds names the errno, so "Too many open
 // files in system" (ENFILE) comes before "Too many open files" (EMFILE), in every language.
@@ -27,23 +34,31 @@ export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = 
   ['ECONNREFUSED', 'Verbindungsaufbau abgelehnt'], // de
   ['ECONNREFUSED', 'Connexion refusée'], // fr
   ['ECONNREFUSED', '拒绝连接'], // zh_CN
+  ['ECONNREFUSED', 'No connection could be made because the target machine actively refused it'], // Windows 10061
+  ['ECONNREFUSED', 'The remote computer refused the network connection'], // Windows 1225
   ['ECONNRESET', 'Connection reset'],
   ['ECONNRESET', 'Die Verbindung wurde vom Kommunikationspartner zurückgesetzt'], // de
   ['ECONNRESET', 'Connexion ré-initialisée par le correspondant'], // fr
   ['ECONNRESET', '连接被对方重设'], // zh_CN
+  ['ECONNRESET', 'An existing connection was forcibly closed by the remote host'], // Windows 10054
   ['ETIMEDOUT', 'Connection timed out'],
   ['ETIMEDOUT', 'Die Wartezeit für die Verbindung ist abgelaufen'], // de
   ['ETIMEDOUT', "Connexion terminée par expiration du délai d'attente"], // fr
   ['ETIMEDOUT', '连接超时'], // zh_CN
+  ['ETIMEDOUT', 'the connected party did not properly respond after a period of time'], // Windows 10060
+  ['ETIMEDOUT', 'The semaphore timeout period has expired'], // Windows 121
   ['EHOSTUNREACH', 'No route to host'],
   ['EHOSTUNREACH', 'Host is unreachable'],
   ['EHOSTUNREACH', 'Keine Route zum Zielrechner'], // de
   ['EHOSTUNREACH', "Aucun chemin d'accès pour atteindre l'hôte cible"], // fr
   ['EHOSTUNREACH', '没有到主机的路由'], // zh_CN
+  ['EHOSTUNREACH', 'A socket operation was attempted to an unreachable host'], // Windows 10065
   ['ENETUNREACH', 'Network is unreachable'],
   ['ENETUNREACH', 'Das Netzwerk ist nicht erreichbar'], // de
   ['ENETUNREACH', "Le réseau n'est pas accessible"], // fr
   ['ENETUNREACH', '网络不可达'], // zh_CN
+  ['ENETUNREACH', 'A socket operation was attempted to an unreachable network'], // Windows 10051
+  ['ENETUNREACH', 'The network location cannot be reached'], // Windows 1231, 1232
   ['EPIPE', 'Broken pipe'],
   ['EPIPE', 'Datenübergabe unterbrochen (broken pipe)'], // de
   ['EPIPE', 'Relais brisé (pipe)'], // fr
@@ -64,10 +79,12 @@ export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = 
   ['EADDRINUSE', 'Die Adresse wird bereits verwendet'], // de
   ['EADDRINUSE', 'Adresse déjà utilisée'], // fr
   ['EADDRINUSE', '地址已在使用'], // zh_CN
+  ['EADDRINUSE', 'Only one usage of each socket address'], // Windows 10048
   ['EADDRNOTAVAIL', 'Cannot assign requested address'],
   ['EADDRNOTAVAIL', 'Die angeforderte Adresse kann nicht zugewiesen werden'], // de
   ['EADDRNOTAVAIL', "Ne peut attribuer l'adresse demandée"], // fr
   ['EADDRNOTAVAIL', '无法指定被请求的地址'], // zh_CN
+  ['EADDRNOTAVAIL', 'The requested address is not valid in its context'], // Windows 10049
   ['ENOMEM', 'Cannot allocate memory'],
   ['ENOMEM', 'Nicht genügend Hauptspeicher verfügbar'], // de
   ['ENOMEM', 'Ne peut allouer de la mémoire'], // fr
@@ -78,6 +95,7 @@ export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = 
   ['EAI_NONAME', 'Der Name oder der Dienst ist nicht bekannt'], // de
   ['EAI_NONAME', 'Nom ou service inconnu'], // fr
   ['EAI_NONAME', '未知的名称或服务'], // zh_CN
+  ['EAI_NONAME', 'No such host is known'], // Windows 11001 (WSAHOST_NOT_FOUND)
   ['EAI_AGAIN', 'Temporary failure in name resolution'],
   ['EAI_AGAIN', 'Temporärer Fehler bei der Namensauflösung'], // de
   ['EAI_AGAIN', 'Échec temporaire dans la résolution du nom'], // fr

@@ -4,6 +4,7 @@ import { lineCodes } from './codes.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
+import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
 import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
@@ -184,18 +185,28 @@ class Reader {
 
   /** A trace from its first line: the throwable, the lines that continue its message, frames, causes, suppressed. */
   private readTrace(first: Line, lines: Lines, head: ClassAt, level: LogLevel | null | undefined): Line {
-    const chain = implied(first.text, head)
+    // A hard-wrapped layout: the trace's lines are read joined back (message-lines.ts).
+    const width = wrapWidth(first, lines)
+    const headLine = unfold(first, lines, width) as Line
+    const chain = implied(headLine.text, head)
     const top = chain[0] as Building
+    top.class = wrappedClass(first, lines, width, head) ?? top.class
     const causes: Building[] = chain.slice(1)
     const suppressed: Building[] = []
     let current: Building = top
+    // The throwables printed on the line a message continues: each one's message runs to its end.
+    let onLine: Building[] = chain
     let suppressedIndent = -1
     let rootFirst = false
     let continuation = 0
     let framesSeen = false
     let blank = false
-    let last = first
-    for (let line = lines.next(first), n = 0; line && n < readerBounds.traceLines; line = lines.next(line), n++) {
+    let last = headLine
+    for (
+      let line = unfold(lines.next(headLine), lines, width), n = 0;
+      line && n < readerBounds.traceLines;
+      line = unfold(lines.next(line), lines, width), n++
+    ) {
       const kind = traceLine(line.text)
       if (kind.kind === 'frame') {
         this.noteFrame(current, kind.frameClass)
@@ -204,6 +215,7 @@ class Reader {
         const at = throwableAt(line.text, kind.at)
         if (!at) break
         const found = implied(line.text, at)
+        onLine = kind.kind === 'suppressed' ? found.slice(0, 1) : found
         if (kind.kind === 'wrapper') {
           rootFirst = true
           causes.push(...found)
@@ -230,8 +242,18 @@ class Reader {
         blank = true
         continuation++
       } else if (!framesSeen && continuation < readerBounds.continuationLines && continues(line.text, blank)) {
-        current.message = `${current.message} ${line.text.trim()}`.trim()
+        continueMessages(onLine, [line.text])
         continuation++
+      } else if (!framesSeen && continuation === 0) {
+        // A message's own unindented paragraphs (H2's), when the trace goes on after them.
+        const run = messageRun(line, lines, width, readerBounds.messageLines)
+        if (run.length === 0) break
+        continueMessages(
+          onLine,
+          run.map((l) => l.text),
+        )
+        continuation = readerBounds.continuationLines
+        line = run[run.length - 1] as Line
       } else break
       last = line
     }
@@ -281,4 +303,10 @@ class Reader {
       retried: around.some((t) => retry.test(t)),
     }
   }
+}
+
+/** Lines that continue a message, appended to each throwable printed on the line it started on. */
+function continueMessages(throwables: readonly Building[], texts: readonly string[]): void {
+  const more = texts.map((t) => t.trim()).join(' ')
+  for (const t of throwables) t.message = `${t.message} ${more}`.trim()
 }

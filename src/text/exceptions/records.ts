@@ -3,7 +3,7 @@
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error'
 
-export type Vendor = 'oracle' | 'db2' | 'mysql' | 'sqlserver' | 'postgresql'
+export type Vendor = 'oracle' | 'db2' | 'mysql' | 'sqlserver' | 'postgresql' | 'h2'
 
 /** A database's own error code: `ORA-00060` (Oracle), `-911` (DB2 SQLCODE), `1213`. */
 export interface VendorCode {
@@ -69,4 +69,6 @@ export const readerBounds = {
   traceLines: 4096,
   /** Lines after a header, before its first frame, that continue its message. */
   continuationLines: 3,
+  /** Unindented lines of a message's own paragraphs, when the trace goes on after them (H2's). */
+  messageLines: 8,
 } as const
