@@ -6,7 +6,7 @@ import { gapBudgetShare, gapStepBound, provenBoundedGap, recheckFuzzLimits } fro
 // The proof that spares recheck a bounded gap (docs/design.md, "What a rule may cost") must
 // never accept an expression recheck refuses. It claims more than recheck's verdict: that
 // recheck's fuzzer never meets a string costly enough to try an attack on, whatever its random
-// seed. Both are held against real recheck, with the parameters the API passes it.
+// seed. Both are held against real recheck, with the limits the API passes it.
 
 const n = recheckFuzzLimits.maxGeneStringSize - 1
 const budget = gapBudgetShare * recheckFuzzLimits.incubationLimit
