@@ -38,7 +38,7 @@ import {
 // `test/unit/pattern-safety.test.ts`.
 
 /** One part of a flat sequence: a character set read `min` to `max` times, or a group. */
-type Item =
+export type Item =
   | { kind: 'set'; set: CharSet; min: number; max: number }
   | { kind: 'group'; alternatives: CharSet[][]; optional: boolean }
 
@@ -47,8 +47,7 @@ export const maxWaysAtAPosition = 1000
 
 /** Whether `source` with `flags` is flat and provably linear; false when it is not, or not provably. */
 export function provenLinear(source: string, flags: string): boolean {
-  if (!/^[ims]*$/.test(flags)) return false
-  const sequences = new FlatParser(source, flags).parse()
+  const sequences = flatSequences(source, flags)
   if (!sequences) return false
   let ways = 0
   for (const items of sequences) {
@@ -56,6 +55,11 @@ export function provenLinear(source: string, flags: string): boolean {
     ways += waysOf(items)
   }
   return ways <= maxWaysAtAPosition
+}
+
+/** The top-level alternatives of a flat expression (assertions left out), or null outside the subset. */
+export function flatSequences(source: string, flags: string): Item[][] | null {
+  return /^[ims]*$/.test(flags) ? new FlatParser(source, flags).parse() : null
 }
 
 function loopsSeparated(items: readonly Item[]): boolean {

@@ -1,5 +1,6 @@
 import { check, type Diagnostics } from 'recheck'
 import type { Pattern } from '../text/pattern.js'
+import { provenBoundedGap, recheckFuzzLimits } from './bounded-gap.js'
 import { provenLinear } from './linear-patterns.js'
 import type { CostMeasure } from './off-thread-cost.js'
 import { patternCostBudget, worstScanCpuMs } from './pattern-cost.js'
@@ -109,8 +110,11 @@ export class PatternSafety {
   private async analyse(source: string, flags: string): Promise<SafetyVerdict> {
     const nested = findNestedQuantifier(source)
     if (nested) return { safe: false, reason: `nested quantifier ${nested}: catastrophic backtracking` }
-    // A flat expression proven linear here needs no proof from recheck (linear-patterns.ts).
-    const proof = provenLinear(source, flags) ? null : await this.recheck(source, flags)
+    // A flat expression proven linear here needs no proof from recheck (linear-patterns.ts), nor
+    // does a bounded gap between runs of characters that recheck's fuzzer cannot reach its
+    // limit on (bounded-gap.ts).
+    const proven = provenLinear(source, flags) || provenBoundedGap(source, flags)
+    const proof = proven ? null : await this.recheck(source, flags)
     if (proof) return proof
     let ms: number
     try {
@@ -138,7 +142,9 @@ export class PatternSafety {
     })
     let diagnostics: Diagnostics
     try {
-      diagnostics = await check(source, flags, { timeout: this.options.timeoutMs })
+      // The fuzzing limits bounded-gap.ts proves against are recheck's defaults, passed here so
+      // that the proof and recheck cannot drift apart.
+      diagnostics = await check(source, flags, { ...recheckFuzzLimits, timeout: this.options.timeoutMs })
     } catch {
       return undecided('failed to run')
     }

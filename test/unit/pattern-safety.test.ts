@@ -97,6 +97,17 @@ describe('PatternSafety (recheck, D19)', () => {
     expect(hurried.verdict(pattern)).not.toBe(first)
   })
 
+  it('decides a bounded gap within its proven bound without recheck, and one past it with recheck', async () => {
+    // recheck cannot finish in 1 ms: a verdict other than undecided did not come from it (bounded-gap.ts).
+    const hurried = new PatternSafety({ timeoutMs: 1, cacheSize: 10 })
+    expect(await hurried.verdict(parsePattern('/OrderService7\\b.{0,40}rejected/'))).toEqual({ safe: true })
+    expect(await hurried.verdict(parsePattern('/OrderService7\\b.{0,45}rejected/'))).toEqual({
+      safe: false,
+      undecided: true,
+      reason: 'recheck did not finish its proof within 1 ms (the host may be busy); try again',
+    })
+  })
+
   it.each([
     'OutOfMemoryError: Java heap space',
     '/Connection is not available, request timed out after|PoolExhaustedException/',
