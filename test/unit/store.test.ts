@@ -30,9 +30,9 @@ describe('store', () => {
       ),
     )
 
-  it('opens with WAL, synchronous=FULL and foreign keys, and applies migrations once', () => {
+  it('opens with WAL, synchronous=NORMAL (synced by WalSync) and foreign keys, and applies migrations once', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
+    expect(db.pragma('synchronous', { simple: true })).toBe(1) // NORMAL: test/unit/wal-sync.test.ts
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
     expect(runMigrations(db)).toEqual([])
     expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([
