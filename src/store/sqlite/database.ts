@@ -43,6 +43,12 @@ export function openDatabase(file: string, log?: MigrationLog, options: Database
   // promises is made durable by walSync (docs/design.md, D11).
   db.pragma('synchronous = NORMAL')
   db.pragma('foreign_keys = ON')
+  // Each write of a group commit runs in its own savepoint, whose journal of the pages it
+  // changes SQLite spills to a temporary file past 64 KiB (an evidence bundle is more):
+  // about 60 pwrite calls an event on the event loop in bench:worker. In memory it is a
+  // copy, freed when the savepoint is released (docs/performance.md, "WAL synced off the
+  // event loop").
+  db.pragma('temp_store = MEMORY')
   // Another process holding the write lock (an operator's sqlite3, a backup) makes a write
   // fail at once rather than stop the event loop: better-sqlite3 waits synchronously. The
   // write is then answered 503 or retried (docs/operations.md).
