@@ -37,7 +37,10 @@ export function openDatabase(file: string, log?: MigrationLog, options: Database
   closeSync(openSync(file, 'a', 0o600))
   for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
   const db = new Database(file)
-  db.pragma('journal_mode = WAL')
+  // The durability of every acknowledgement rests on the WAL (wal-sync.ts): a file system
+  // where SQLite cannot use it (no shared memory) stops the start here.
+  const mode = db.pragma('journal_mode = WAL', { simple: true })
+  if (mode !== 'wal') throw new Error(`${file}: SQLite could not use WAL mode here (journal_mode is ${String(mode)})`)
   // NORMAL in WAL mode: a commit is not synced, a checkpoint is (the WAL before it is copied
   // into the database, the database after), so the file cannot be corrupted; what a commit
   // promises is made durable by walSync (docs/design.md, D11).
