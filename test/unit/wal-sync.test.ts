@@ -6,34 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hostFaultCode } from '../../src/host-faults.js'
 import { closeDatabase, type Db, openDatabase, walSync } from '../../src/store/sqlite/database.js'
 import { openWalFile } from '../../src/store/sqlite/wal-file.js'
-import type { SyncWal } from '../../src/store/sqlite/wal-sync.js'
 import { WriteBatcher } from '../../src/store/sqlite/write-batcher.js'
-
-/**
- * The WAL's real sync, held by the test: each call waits until the test releases it (or
- * fails it), then runs the real fdatasync. Counts the syncs started.
- */
-function heldSync() {
-  const calls: Array<{ release: () => void; fail: (error: Error) => void }> = []
-  let started: () => void = () => {}
-  const wrap =
-    (real: SyncWal): SyncWal =>
-    () =>
-      new Promise<void>((resolve, reject) => {
-        calls.push({ release: () => real().then(resolve, reject), fail: reject })
-        started()
-      })
-  /** Resolves once `n` syncs have started. */
-  const startedCount = (n: number) =>
-    new Promise<void>((resolve) => {
-      started = () => calls.length >= n && resolve()
-      started()
-    })
-  return { calls, wrap, startedCount }
-}
-
-/** Settles the microtasks and one turn of the event loop: what would settle now has. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+import { heldSync, turn } from '../helpers/held-sync.js'
 
 const eio = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })
 
