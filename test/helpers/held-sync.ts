@@ -25,3 +25,20 @@ export function heldSync() {
 
 /** Settles the microtasks and one turn of the event loop: what would settle now has. */
 export const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * Holds the `n`th sync (from 1) until `answer` is shown not to have settled, then lets it
+ * run: resolves with the answer, which must come only after that sync.
+ */
+export async function settlesAfterSync<T>(held: ReturnType<typeof heldSync>, n: number, answer: T | Promise<T>) {
+  let settled = false
+  const value = Promise.resolve(answer).then((v) => {
+    settled = true
+    return v
+  })
+  await held.startedCount(n)
+  await turn()
+  if (settled) throw new Error(`answered before sync ${n} completed`)
+  held.calls[n - 1]?.release()
+  return value
+}

@@ -7,7 +7,7 @@ import { closeDatabase, openDatabase } from '../../src/store/sqlite/database.js'
 import { EventWriter } from '../../src/store/sqlite/event-writer.js'
 import { sqliteOutboxStore } from '../../src/store/sqlite/outbox-store.js'
 import { alertEvent } from '../helpers/events.js'
-import { heldSync, turn } from '../helpers/held-sync.js'
+import { heldSync, settlesAfterSync } from '../helpers/held-sync.js'
 
 // What SQLite hands out beyond the group commits (the webhook's and the worker's, in
 // wal-sync.test.ts) waits for the WAL sync too (docs/design.md, "Durable commits on SQLite").
@@ -31,30 +31,13 @@ describe('the outbox on SQLite (D11, D24)', () => {
       SELECT id, 'diagnosis', NULL, '<' || id || '@diag.test>', NULL, 'report ' || id, '["oncall@example.com"]',
         'text', '<p>html</p>', 0, 0 FROM events`)
     const outbox = sqliteOutboxStore(db)
-    let handed = false
-    const due = Promise.resolve(outbox.due(Date.now(), 1)).then((rows) => {
-      handed = true
-      return rows
-    })
-    await held.startedCount(2)
-    await turn()
-    expect(handed).toBe(false) // the rows are committed, not yet on stable storage
-    held.calls[1]?.release()
-    const [row] = await due
+    // The rows are committed, not yet on stable storage.
+    const [row] = await settlesAfterSync(held, 2, outbox.due(Date.now(), 1))
     expect(row).toBeDefined()
 
     // A `sent` recorded, then the next mail: handed out only after the `sent` is synced.
     await outbox.record([{ id: Number(row?.id), attempts: 1, state: 'sent', at: 1 }])
-    handed = false
-    const next = Promise.resolve(outbox.due(Date.now(), 1)).then((rows) => {
-      handed = true
-      return rows
-    })
-    await held.startedCount(3)
-    await turn()
-    expect(handed).toBe(false)
-    held.calls[2]?.release()
-    expect(await next).toHaveLength(1)
+    expect(await settlesAfterSync(held, 3, outbox.due(Date.now(), 1))).toHaveLength(1)
     await closeDatabase(db)
     rmSync(dir, { recursive: true, force: true })
   })
@@ -75,26 +58,8 @@ describe('console sessions on SQLite (D11)', () => {
       idleUntil: now + 1000,
       expiresAt: now + 2000,
     }
-    let done = false
-    const signedIn = Promise.resolve(sessions.createSession(session)).then(() => {
-      done = true
-    })
-    await held.startedCount(1)
-    await turn()
-    expect(done).toBe(false)
-    held.calls[0]?.release()
-    await signedIn
-
-    const signedOut = Promise.resolve(sessions.deleteSession(session.idHash)).then((deleted) => {
-      done = deleted
-    })
-    done = false
-    await held.startedCount(2)
-    await turn()
-    expect(done).toBe(false)
-    held.calls[1]?.release()
-    await signedOut
-    expect(done).toBe(true)
+    await settlesAfterSync(held, 1, sessions.createSession(session))
+    expect(await settlesAfterSync(held, 2, sessions.deleteSession(session.idHash))).toBe(true)
     await closeDatabase(db)
     rmSync(dir, { recursive: true, force: true })
   })
