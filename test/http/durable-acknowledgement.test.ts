@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SyncWal } from '../../src/store/sqlite/wal-sync.js'
 import { alert, webhook } from '../helpers/alerts.js'
 import { build, type TestService } from '../helpers/build.js'
+import { scrapeUntil } from '../helpers/metrics.js'
 import { validRule } from '../helpers/rule-input.js'
 import { waitFor } from '../helpers/smtp.js'
 
@@ -91,5 +92,53 @@ describe('acknowledged only once the WAL is synced (D11)', () => {
     expect(dup.status).toBe(202)
     expect(held).toHaveLength(0)
     release()
+  })
+})
+
+/**
+ * A WAL sync that fails (EIO) fails the writes that waited for it, as a failed commit does:
+ * 503 storage_unavailable, readiness DOWN; and, as the kernel may have dropped what it could
+ * not write, every later write too, the probe included, until the process starts again.
+ */
+describe('a failed WAL sync is never acknowledged (D11)', () => {
+  let t: TestService
+  let failing = false
+  const wrapSync =
+    (real: SyncWal): SyncWal =>
+    async () => {
+      if (failing) throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })
+      await real()
+    }
+  beforeAll(async () => {
+    t = await build({ DIAG_WORKER: 'off' }, { wrapSync })
+  })
+  afterAll(() => t.close())
+
+  const post = (id: string) => t.call('POST', '/api/v1/alerts/alertmanager', { json: webhook([alert({ id })]) })
+
+  it('answers 503 storage_unavailable, turns readiness DOWN, and refuses every later write', async () => {
+    expect((await post('before-eio')).status).toBe(202)
+    failing = true
+    const refused = await post('eio-01')
+    expect(refused.status).toBe(503)
+    expect(refused.json().error).toBe('storage_unavailable')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    const ready = await t.call('GET', '/health/ready')
+    expect(ready.status).toBe(503)
+    expect(ready.text).toContain('storage_unavailable')
+    const scrape = async () => (await t.call('GET', '/metrics')).text
+    const metrics = await scrapeUntil(scrape, /diagnostic_storage_faults_total\{operation="wal_sync"\} 1/)
+    expect(metrics).toMatch(/diagnostic_storage_writable 0/)
+
+    // The disk answers again, but what the failed sync covered may be lost: still refused.
+    failing = false
+    expect((await post('eio-02')).status).toBe(503)
+    expect((await t.call('POST', '/api/v1/rules', { json: validRule({ branch: 'TD-31' }) })).status).toBe(503)
+    // Even a duplicate of an alert synced before: something was committed since (the
+    // refused alerts), and no sync is trusted now.
+    expect((await post('before-eio')).status).toBe(503)
+    // The probe (a write and its sync, every second) fails too: readiness stays DOWN.
+    await scrapeUntil(scrape, /operation="probe"\} [1-9]/, 20_000)
+    expect((await t.call('GET', '/health/ready')).status).toBe(503)
   })
 })
