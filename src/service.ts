@@ -24,7 +24,7 @@ import { openSqliteStorage } from './startup/sqlite-storage.js'
 import { prepareDataDir, type Storage } from './startup/storage.js'
 import type { Housekeeping } from './store/housekeeping.js'
 import type { IngestStore } from './store/ingest-port.js'
-import type { Db } from './store/sqlite/database.js'
+import type { DatabaseOptions, Db } from './store/sqlite/database.js'
 import { readTlsMaterial } from './tls/dev-certificates.js'
 import type { Analysis } from './worker/analysis/analysis-pool.js'
 import type { Worker } from './worker/worker.js'
@@ -61,7 +61,12 @@ export interface Service {
  * beside it, then listening, and only then the start-up checks, so that /health/ready
  * tells "starting" and "startup_failed" apart from "not running" (D26).
  */
-export async function startService(config: Config, logger = createLogger(config.logLevel)): Promise<Service> {
+export async function startService(
+  config: Config,
+  logger = createLogger(config.logLevel),
+  /** For a test that holds SQLite's WAL sync to see what waits for it (database.ts). */
+  sqliteOptions: Pick<DatabaseOptions, 'wrapSync'> = {},
+): Promise<Service> {
   // Lines an operator must see once (the generated token, the CA to trust).
   const lifecycle = lifecycleLog(logger)
   const announce: Announce = (line) => lifecycle.info(line)
@@ -84,7 +89,7 @@ export async function startService(config: Config, logger = createLogger(config.
   const migrationLog = lifecycle.child({ component: 'storage' })
   const storage = config.database
     ? await openPostgresStorage({ ...config.database, leaseMs: config.leaseMs, version, migrationLog })
-    : openSqliteStorage(config.dataDir, version, config.leaseMs, migrationLog)
+    : openSqliteStorage(config.dataDir, version, config.leaseMs, migrationLog, sqliteOptions)
   storage.metrics.credentials.expiries = () => expiries
   storage.metrics.queueCapacity.set(config.queueCapacity)
   // With analysis threads (dist/), a pattern's cost is measured off the event loop too.

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import type pg from 'pg'
 import { migratePostgres } from '../store/postgres/migrate.js'
 import { createPool, inTransaction } from '../store/postgres/pool.js'
-import { type Db, openDatabase } from '../store/sqlite/database.js'
+import { closeDatabase, type Db, openDatabase } from '../store/sqlite/database.js'
 import type { Output } from './output.js'
 
 // Moving an existing SQLite database to PostgreSQL (docs/operations.md, "Moving from SQLite
@@ -57,7 +57,7 @@ export async function copySqliteToPostgres(from: string, to: string, output: Out
     else for (const [table, rows] of Object.entries(copied)) output.out(`${table}\t${rows}`)
     return 0
   } finally {
-    db.close()
+    await closeDatabase(db)
     await pool.end()
   }
 }

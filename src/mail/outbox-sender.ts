@@ -22,7 +22,7 @@ export type DeliveryOutcome =
   | (Claimed & { state: 'retry'; nextAttemptAt: number; error: string })
   | (Claimed & { state: 'failed'; error: string })
 
-/** What the sender needs from storage (implemented in store/, synchronously on SQLite). */
+/** What the sender needs from storage (implemented in store/; SQLite records synchronously). */
 export interface OutboxStore {
   /** Due rows, handed to this sender alone until it records them (or its claim expires). */
   due(now: number, limit: number): OutboxRow[] | Promise<OutboxRow[]>

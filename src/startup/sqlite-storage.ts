@@ -5,7 +5,7 @@ import { batchedClaims } from '../queue/batched-claims.js'
 import { WorkQueue } from '../queue/work-queue.js'
 import { Readiness } from '../readiness.js'
 import { sqliteConsoleStore } from '../store/sqlite/console-store.js'
-import { openDatabase } from '../store/sqlite/database.js'
+import { closeDatabase, type DatabaseOptions, openDatabase, walSync } from '../store/sqlite/database.js'
 import { EventWriter, type EventWriterCounters } from '../store/sqlite/event-writer.js'
 import { sqliteEvidenceBundles } from '../store/sqlite/evidence-bundles.js'
 import { expireOccurrences } from '../store/sqlite/expiry.js'
@@ -27,9 +27,16 @@ export function openSqliteStorage(
   version: string,
   leaseMs: number,
   migrationLog?: MigrationLog,
+  databaseOptions: Pick<DatabaseOptions, 'wrapSync'> = {},
 ): Storage {
   const dbFile = join(dataDir, 'diagnostic.db')
-  const db = openDatabase(dbFile, migrationLog)
+  // The storage health exists once the metrics do; a sync cannot fail before (nothing to sync).
+  let health: StorageHealth | undefined
+  const db = openDatabase(dbFile, migrationLog, {
+    ...databaseOptions,
+    onSyncFailure: (error) => health?.failed('wal_sync', error),
+  })
+  const wal = walSync(db)
   const metrics = createMetrics({
     version,
     queue: queueStats(db),
@@ -39,13 +46,15 @@ export function openSqliteStorage(
   const readiness = new Readiness(metrics.ready)
   // The app's logger exists once the app does; no write can fail before that.
   let log: FastifyBaseLogger | undefined
-  // A one-row write in its own IMMEDIATE transaction: it needs the write lock and a page
-  // of the journal, as every real write does.
+  // A one-row write in its own IMMEDIATE transaction, synced: it needs the write lock, a
+  // page of the journal and its sync, as every real write does (after a failed sync it
+  // never succeeds: wal-sync.ts).
   const touch = db.prepare("UPDATE queue_depth SET items = items WHERE status = 'done'")
   const probe = db.transaction(() => touch.run())
-  const health = new StorageHealth(
-    () => {
+  health = new StorageHealth(
+    async () => {
       probe.immediate()
+      await wal.durable()
     },
     readiness,
     metrics,
@@ -95,8 +104,6 @@ export function openSqliteStorage(
     followRules: async () => ({ fresh: async () => {}, stop: async () => {} }),
     registerReplica: async () => ({ stop: async () => {} }),
     flush: () => batcher.flush(),
-    close: async () => {
-      db.close()
-    },
+    close: () => closeDatabase(db),
   }
 }

@@ -5,6 +5,7 @@ import { afterAll } from 'vitest'
 import { loadConfig } from '../../src/config/load.js'
 import type { Logger } from '../../src/logging.js'
 import { type Service, startService } from '../../src/service.js'
+import type { DatabaseOptions } from '../../src/store/sqlite/database.js'
 import { type HttpResponse, type RequestOptions, request } from './https-client.js'
 import { postgresForFile } from './postgres.js'
 
@@ -44,7 +45,10 @@ if (postgres) afterAll(() => postgres.stop())
  * Starts the whole service, as `npm start` does, on a temporary data directory (a real
  * SQLite file and generated TLS material) behind a real HTTPS listener on loopback.
  */
-export async function build(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestService> {
+export async function build(
+  env: Record<string, string> = {},
+  options: { logger?: Logger; wrapSync?: DatabaseOptions['wrapSync'] } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'diag-test-'))
   const database = postgres ? await postgres.database() : undefined
   const config = loadConfig({
@@ -59,7 +63,7 @@ export async function build(env: Record<string, string> = {}, options: { logger?
     ...(database ? { DIAG_DATABASE_URL: database.url } : {}),
     ...env,
   })
-  const service = await startService(config, options.logger)
+  const service = await startService(config, options.logger, options.wrapSync ? { wrapSync: options.wrapSync } : {})
   const ca = readFileSync(service.generatedCaFile ?? join(dataDir, 'tls', 'ca.pem'))
   let closed = false
   const rows: TestService['rows'] = async (sql, ...params) => {

@@ -30,10 +30,11 @@ describe('store', () => {
       ),
     )
 
-  it('opens with WAL, synchronous=FULL and foreign keys, and applies migrations once', () => {
+  it('opens with WAL, synchronous=NORMAL (synced by WalSync) and foreign keys, and applies migrations once', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(db.pragma('synchronous', { simple: true })).toBe(2) // FULL
+    expect(db.pragma('synchronous', { simple: true })).toBe(1) // NORMAL: test/unit/wal-sync.test.ts
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(db.pragma('temp_store', { simple: true })).toBe(2) // MEMORY: savepoint journals not spilled to files
     expect(runMigrations(db)).toEqual([])
     expect(db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual([
       1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,

@@ -16,10 +16,11 @@ import {
   type IngestStore,
   storedEvent,
 } from '../ingest-port.js'
-import type { Db } from './database.js'
+import { type Db, walSync } from './database.js'
 import { type DuplicateAnswer, DuplicateAnswers } from './duplicate-answers.js'
 import { HeardOccurrences } from './heard-occurrences.js'
 import { IncidentLedger } from './incident-ledger.js'
+import type { WalSync } from './wal-sync.js'
 import { type StorageHealthPort, WriteBatcher } from './write-batcher.js'
 
 export type { AlertEventInput, AlertStatus, IngestedEvent, IngestOutcome, IngestRequest }
@@ -33,16 +34,17 @@ export interface EventWriterCounters {
 
 /**
  * Stores webhook requests durably with group commit (WriteBatcher): requests that arrive
- * while the event loop is busy are written together in one IMMEDIATE transaction (one
- * fsync under synchronous=FULL), each request in its own savepoint so that one failure
- * loses only that request. Every promise settles only after the commit: a 202 means the
- * event is on disk.
+ * while the event loop is busy are written together in one IMMEDIATE transaction, each
+ * request in its own savepoint so that one failure loses only that request. Every promise
+ * settles only after the commit and the WAL sync that covers it (wal-sync.ts): a 202 means
+ * the event is on stable storage.
  */
 export class EventWriter implements IngestStore {
   private readonly batcher: WriteBatcher
   private readonly ledger: IncidentLedger
   private readonly answers: DuplicateAnswers
   private readonly statements
+  private readonly wal: WalSync
   /** When each occurrence was last heard, its duplicates included (retention reads it). */
   readonly heard: HeardOccurrences
 
@@ -63,6 +65,7 @@ export class EventWriter implements IngestStore {
       health?: StorageHealthPort
     },
   ) {
+    this.wal = walSync(db)
     this.ledger = new IncidentLedger(db, options.clockSkewMs ?? defaultClockSkewMs)
     this.heard = new HeardOccurrences(db)
     this.answers = DuplicateAnswers.of(db)
@@ -92,7 +95,9 @@ export class EventWriter implements IngestStore {
   submit(request: IngestRequest): Promise<IngestOutcome> {
     countUntrusted(request.alerts, this.now(), this.options.clockSkewMs ?? defaultClockSkewMs, this.options.untrusted)
     const known = this.knownDuplicates(request)
-    if (known) return Promise.resolve(known)
+    // The state it was read from may be committed but not yet synced: the answer waits for
+    // that (at once when everything committed is synced, as when nothing is being written).
+    if (known) return this.wal.durable().then(() => known)
     return this.batcher
       .run(() => this.admit(request))
       .catch((error: unknown) => {

@@ -1,9 +1,15 @@
 import type { DeliveryOutcome, OutboxStore } from '../../mail/outbox-sender.js'
 import { mailAlertColumns, toOutboxRow } from '../worker-rows.js'
-import type { Db } from './database.js'
+import { type Db, walSync } from './database.js'
 
-/** The durable outbox for the sender (docs/design.md). */
+/**
+ * The durable outbox for the sender (docs/design.md). A mail is what the service makes
+ * seen, so rows are handed out only once synced (wal-sync.ts), together with the outcomes
+ * recorded before them: a mail is never sent from a row, nor after an outcome, that power
+ * loss could take back (a `sent` lost so would send that mail again after a later one).
+ */
 export function sqliteOutboxStore(db: Db): OutboxStore {
+  const wal = walSync(db)
   const s = {
     // A mail waits while the one it follows is pending (sent or failed for good, it goes).
     due: db.prepare<[number, number], Record<string, unknown>>(
@@ -23,7 +29,12 @@ export function sqliteOutboxStore(db: Db): OutboxStore {
     }
   })
   return {
-    due: (now, limit) => s.due.all(now, limit).map((row) => toOutboxRow(row)),
+    due: async (now, limit) => {
+      const rows = s.due.all(now, limit).map((row) => toOutboxRow(row))
+      // Read first, then synced: the sync covers every commit before the read.
+      if (rows.length > 0) await wal.durable()
+      return rows
+    },
     record: (outcomes) => record.immediate(outcomes),
   }
 }

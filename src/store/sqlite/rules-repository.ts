@@ -1,7 +1,7 @@
 import { StoreError } from '../../errors.js'
 import type { CustomRule, CustomRuleStore, NewCustomRule } from '../../rules/types.js'
 import { exceptionColumns, type RuleRow, toRule } from '../rule-rows.js'
-import type { Db } from './database.js'
+import { type Db, walSync } from './database.js'
 import type { StorageHealthPort } from './write-batcher.js'
 
 /** The append-only custom rules table (docs/design.md, "Rules"). */
@@ -31,7 +31,8 @@ export class RulesRepository implements CustomRuleStore {
     }
   }
 
-  insert(rule: NewCustomRule, createdAt: string): CustomRule {
+  /** Resolves once the rule is committed and synced (wal-sync.ts): its 201 means it is on stable storage. */
+  async insert(rule: NewCustomRule, createdAt: string): Promise<CustomRule> {
     const write = this.db.transaction(() => {
       const { lastInsertRowid } = this.statements.insert.run({
         ...rule,
@@ -43,6 +44,7 @@ export class RulesRepository implements CustomRuleStore {
     })
     try {
       const stored = write.immediate()
+      await walSync(this.db).durable()
       this.health?.succeeded()
       return stored
     } catch (error) {
