@@ -1,4 +1,4 @@
-import { check, type Diagnostics } from 'recheck'
+import type { Diagnostics } from 'recheck'
 import type { Pattern } from '../text/pattern.js'
 import { provenLinear } from './linear-patterns.js'
 import type { CostMeasure } from './off-thread-cost.js'
@@ -138,6 +138,10 @@ export class PatternSafety {
     })
     let diagnostics: Diagnostics
     try {
+      // Loaded with the first expression that needs its proof: recheck holds about 9 MiB
+      // (docs/performance.md, "Bounded young generations"), which a service whose rules are
+      // all substrings or proven linear would hold for nothing.
+      const { check } = await import('recheck')
       diagnostics = await check(source, flags, { timeout: this.options.timeoutMs })
     } catch {
       return undecided('failed to run')
