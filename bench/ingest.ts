@@ -1,13 +1,13 @@
 // npm run bench:ingest: the webhook ingestion benchmark (docs/performance.md).
 // Every figure is printed next to a baseline measured in the same run, because the
 // machines are shared and noisy: only the ratios mean something. It never fails on speed.
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { packageRoot } from '../src/paths.js'
-import { cpuSeconds } from './process-stats.js'
-import { startBareServer } from './service-process.js'
+import { cpuSeconds, residentMiB, rssBesideTarget } from './process-stats.js'
+import { startBareServer, startBenchService } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -45,29 +45,6 @@ function alertBody(benchId: string): string {
       },
     ],
   })
-}
-
-function startChild(
-  args: string[],
-  env: Record<string, string>,
-  readyLine: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString()
-      const match = readyLine.exec(out)
-      if (match) resolve({ child, match })
-    })
-    child.on('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)))
-  })
-}
-
-function rssMiB(pid: number | undefined): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 }
 }
 
 interface PhaseResult {
@@ -113,7 +90,7 @@ async function load(
     non2xx: result.non2xx,
     errors: result.errors,
     cpuPerRequest: ((cpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests.total),
-    rss: rssMiB(pid),
+    rss: residentMiB(pid),
   }
 }
 
@@ -158,24 +135,17 @@ async function main() {
   const children: ChildProcess[] = []
   try {
     // BENCH_NODE_ARGS passes flags to the service and the bare server, e.g. --cpu-prof to
-    // profile both.
-    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    const service = await startChild(
-      [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')],
+    // profile both. The service starts as `npm start` starts it (bin/diagnostic-service).
+    const service = await startBenchService(
+      token,
       {
         DIAG_DATA_DIR: join(work, 'data'),
-        DIAG_HOST: '127.0.0.1',
-        DIAG_PORT: '0',
-        DIAG_API_TOKEN: token,
         DIAG_WORKER: 'off', // the worker is paused: this measures ingestion alone
-        DIAG_QUEUE_CAPACITY: '1000000',
-        DIAG_RATE_LIMIT_PER_MINUTE: '0',
-        DIAG_LOG_LEVEL: 'warn',
       },
-      /ready on (https:\/\/[^\s"]+)/,
+      work,
     )
     children.push(service.child)
-    const serviceUrl = service.match[1] as string
+    const serviceUrl = service.url
     const tls = join(work, 'data', 'tls')
     const bare = await startBareServer(tls)
     children.push(bare.child)
@@ -253,6 +223,7 @@ async function main() {
     process.stdout.write(
       `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,
     )
+    process.stdout.write(`service RSS after ingest ${rssBesideTarget(residentMiB(service.child.pid))}\n`)
   } finally {
     for (const child of children) child.kill('SIGTERM')
     rmSync(work, { recursive: true, force: true })

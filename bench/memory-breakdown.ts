@@ -3,6 +3,7 @@
 // isolate says it holds (written by memory-probe.cts, preloaded with `BENCH_PROFILE=1`).
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { kernelMemory } from './process-stats.js'
 
 interface Snapshot {
   thread: string
@@ -14,13 +15,6 @@ interface Snapshot {
 }
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
-
-/** The kernel's figures of a process, in bytes: VmRSS, RssAnon, RssFile, VmHWM. */
-export function kernelMemory(pid: number): Record<'VmRSS' | 'RssAnon' | 'RssFile' | 'VmHWM', number> {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024
-  return { VmRSS: kib('VmRSS'), RssAnon: kib('RssAnon'), RssFile: kib('RssFile'), VmHWM: kib('VmHWM') }
-}
 
 /** The threads the probe wrote for, by the kernel's thread id: `main`, `worker 1`, … */
 export function probedThreads(probeDir: string): Map<number, string> {

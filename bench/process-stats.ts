@@ -6,3 +6,23 @@ export function cpuSeconds(pid: number | undefined): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
 }
+
+/** Issue 31's bound on the service's resident set: 150 MB (decimal), in MiB as /proc counts. */
+export const rssTargetMiB = 150e6 / 2 ** 20
+
+/** The kernel's figures of a process, in bytes: VmRSS, RssAnon, RssFile, VmHWM. */
+export function kernelMemory(pid: number | undefined): Record<'VmRSS' | 'RssAnon' | 'RssFile' | 'VmHWM', number> {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024
+  return { VmRSS: kib('VmRSS'), RssAnon: kib('RssAnon'), RssFile: kib('RssFile'), VmHWM: kib('VmHWM') }
+}
+
+/** The resident set and its peak, in MiB. */
+export function residentMiB(pid: number | undefined): { rss: number; peak: number } {
+  const { VmRSS, VmHWM } = kernelMemory(pid)
+  return { rss: VmRSS / 2 ** 20, peak: VmHWM / 2 ** 20 }
+}
+
+/** The resident set beside its target, as the benchmarks print it. */
+export const rssBesideTarget = ({ rss, peak }: { rss: number; peak: number }) =>
+  `${rss.toFixed(0)} MiB (peak ${peak.toFixed(0)} MiB; target <= 150 MB = ${rssTargetMiB.toFixed(0)} MiB: ${rss <= rssTargetMiB ? 'met' : 'not met'})`

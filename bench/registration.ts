@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { residentMiB } from './process-stats.js'
 import { startBenchService } from './service-process.js'
 
 const count = Number(process.env.BENCH_RULES ?? 1000)
@@ -19,7 +20,7 @@ const { child, url, dir } = await startBenchService(
 )
 const ca = readFileSync(join(dir, 'data', 'tls', 'ca.pem'))
 const agent = new Agent({ keepAlive: true, ca })
-const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1]) / 1024
+const rssMiB = () => residentMiB(child.pid).rss
 
 function call(method: string, path: string, body?: unknown, auth = true): Promise<{ status: number; ms: number }> {
   const started = performance.now()

@@ -1,10 +1,11 @@
-// The service's real process for a benchmark: dist/src/server.js in a folder of its own on
-// loopback, resolved with its URL once it says it is ready.
+// The service's real process for a benchmark, started as `npm start` starts it
+// (bin/diagnostic-service), in a folder of its own on loopback, resolved with its URL once
+// it says it is ready.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { packageRoot } from '../src/paths.js'
+import { packageRoot, pathWithThisNode, startScript } from '../src/paths.js'
 
 export async function startBenchService(
   token: string,
@@ -13,10 +14,11 @@ export async function startBenchService(
 ): Promise<{ child: ChildProcess; url: string; dir: string }> {
   // BENCH_NODE_ARGS passes flags to the service, e.g. --cpu-prof to profile it.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
-  const child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
+  const child = spawn(startScript, nodeArgs, {
     cwd: dir,
     env: {
       ...process.env,
+      PATH: pathWithThisNode(),
       DIAG_PORT: '0',
       DIAG_HOST: '127.0.0.1',
       DIAG_API_TOKEN: token,

@@ -10,11 +10,12 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { SMTPServer } from 'smtp-server'
 import { readLogTail } from '../src/evidence/log-tail.js'
-import { packageRoot } from '../src/paths.js'
+import { packageRoot, pathWithThisNode, startScript } from '../src/paths.js'
 import { lastLinesFolded } from '../src/text/frame-folding.js'
 import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
 import { analysisStages } from './analysis-stages.js'
 import { memoryLines, probedThreads } from './memory-breakdown.js'
+import { cpuSeconds, residentMiB, rssBesideTarget } from './process-stats.js'
 import { profileStages, stageLines, threadCpu, threadCpuLines } from './profile-stages.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
@@ -108,12 +109,6 @@ function post(url: string, body: string): Promise<{ status: number; retryAfter: 
     req.on('error', reject)
     req.end(body)
   })
-}
-
-/** User plus system CPU seconds of a process, all threads, from /proc. */
-function cpuSeconds(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
 }
 
 const percentile = (values: number[], p: number) => {
@@ -274,9 +269,11 @@ async function main() {
       const probe = join(packageRoot, 'dist', 'bench', 'memory-probe.cjs')
       nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--require', probe)
     }
-    child = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'src', 'server.js')], {
+    // Started as `npm start` starts it (bin/diagnostic-service), with its memory settings.
+    child = spawn(startScript, nodeArgs, {
       env: {
         ...process.env,
+        PATH: pathWithThisNode(),
         DIAG_DATA_DIR: join(work, 'data'),
         DIAG_HOST: '127.0.0.1',
         DIAG_PORT: '0',
@@ -358,8 +355,6 @@ async function main() {
       const sent = sentAt.get(identity)
       return sent === undefined || Number.parseInt(identity.slice(5), 16) < warmup ? [] : [at - sent]
     })
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
-    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) / 1024
     const perEvent = (seconds: number, events: number) => ((seconds * 1000) / events).toFixed(1)
     const out = (line: string) => process.stdout.write(`${line}\n`)
     out(`worker benchmark: ${alerts} distinct alerts, ${instances} instances with more than 512 KiB of log each`)
@@ -369,7 +364,7 @@ async function main() {
     out(`alert-to-mail p50     ${percentile(latencies, 50).toFixed(0)} ms`)
     out(`alert-to-mail p99     ${percentile(latencies, 99).toFixed(0)} ms`)
     out(`503 queue_full        ${warm.rejected} (retried after Retry-After)`)
-    out(`service RSS           ${kib('VmRSS').toFixed(0)} MiB (peak ${kib('VmHWM').toFixed(0)} MiB)`)
+    out(`service RSS           ${rssBesideTarget(residentMiB(child.pid))}`)
     // CPU time per event varies less than events/s on a shared machine; the benchmark's own
     // CPU per event is the baseline of the same run (it does the same work whatever changes).
     out(`service CPU / event   ${perEvent(warm.serviceCpu, alerts)} ms (all its threads)`)

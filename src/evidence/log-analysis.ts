@@ -34,7 +34,8 @@ export interface LogAnalysis {
   exceptions: ExceptionRecord[]
   /**
    * The redacted excerpt as the rules scanned it, for the stored evidence bundle (docs/design.md,
-   * "Stored evidence"): its own copy, so that a thread sends these bytes and no more. Null
+   * "Stored evidence"): a view of a buffer that holds little else and nothing another part of
+   * the thread uses (ownedExcerpt), so that a thread hands it over instead of copying it. Null
    * when nothing was read. A thread's answer carries it as a Uint8Array.
    */
   excerpt: Uint8Array | null
@@ -69,8 +70,19 @@ export function analyzeLogs(
     gc: summarizeGc(excerpt),
     matches,
     exceptions: exceptionsOf(excerpt, undefined, wordLines),
-    excerpt: new Uint8Array(excerpt.bytes),
+    excerpt: ownedExcerpt(excerpt.bytes),
   }
+}
+
+/**
+ * The excerpt for the bundle, in a buffer of its own that the thread can hand over whole
+ * (a transfer): the buffer the tail was read into, when the excerpt is most of it (the usual
+ * case: one file, nothing rewritten), else a copy. Never Node's shared pool of small buffers
+ * (Buffer.poolSize): handing it over would take it from every other buffer it holds.
+ */
+export function ownedExcerpt(bytes: Buffer): Uint8Array {
+  const whole = bytes.buffer.byteLength
+  return whole > Buffer.poolSize && bytes.length * 2 >= whole ? bytes : new Uint8Array(bytes)
 }
 
 /**

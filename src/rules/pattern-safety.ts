@@ -1,4 +1,4 @@
-import { check, type Diagnostics } from 'recheck'
+import type { Diagnostics } from 'recheck'
 import type { Pattern } from '../text/pattern.js'
 import { provenBoundedGap, recheckFuzzLimits } from './bounded-gap.js'
 import { provenLinear } from './linear-patterns.js'
@@ -142,9 +142,13 @@ export class PatternSafety {
     })
     let diagnostics: Diagnostics
     try {
-      // The fuzzing limits bounded-gap.ts proves against are recheck's defaults, passed here so
-      // that the proof and recheck cannot drift apart.
-      diagnostics = await check(source, flags, { ...recheckFuzzLimits, timeout: this.options.timeoutMs })
+      // Loaded with the first expression that needs its proof: recheck holds about 9 MiB
+      // (docs/performance.md, "Bounded young generations"), which a service whose rules are
+      // all substrings or proven linear would hold for nothing. The fuzzing limits
+      // bounded-gap.ts proves against are recheck's defaults, passed here so that the proof
+      // and recheck cannot drift apart.
+      const { check } = await import('recheck')
+      diagnostics = await check(source, flags, recheckOptions(this.options.timeoutMs))
     } catch {
       return undecided('failed to run')
     }
@@ -162,6 +166,19 @@ export class PatternSafety {
     return null
   }
 }
+
+/**
+ * What recheck is asked with. Its incubation time limit is off: a fuzzing run slower than
+ * 250 ms on a busy host was taken for a costly string and attacked, so the same expression
+ * was safe on a quiet host and refused on a loaded one; now a string is attacked only when
+ * it reaches the step limit, which counts work, not time. `timeoutMs` bounds the whole
+ * proof: past it the verdict is "undecided, try again", never a refusal.
+ */
+export const recheckOptions = (timeoutMs: number) => ({
+  ...recheckFuzzLimits,
+  incubationTimeout: null,
+  timeout: timeoutMs,
+})
 
 /** recheck writes an attack string as a JavaScript expression; a few are long. */
 const shortened = (text: string) => (text.length > 120 ? `${text.slice(0, 117)}...` : text)

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { join } from 'node:path'
-import { packageRoot } from '../../src/paths.js'
+import { packageRoot, pathWithThisNode, startScript } from '../../src/paths.js'
 
 export interface ServiceProcess {
   child: ChildProcess
@@ -25,14 +24,18 @@ export function loopbackEnv(token: string, env: Record<string, string> = {}): Re
   return { DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_API_TOKEN: token, DIAG_LOG_LEVEL: 'warn', ...env }
 }
 
-/** Spawns the built service (`node dist/src/server.js`, as `npm start` runs it). */
+/**
+ * Spawns the built service as `npm start` and the systemd unit run it: bin/diagnostic-service,
+ * which starts dist/src/server.js with its memory settings, on the node running the tests.
+ */
 export function spawnService(
   env: Record<string, string>,
   cwd = packageRoot,
 ): ServiceProcess & { ready: Promise<string> } {
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'src', 'server.js')], {
+  const environment = cleanEnv(env)
+  const child = spawn(startScript, [], {
     cwd,
-    env: cleanEnv(env),
+    env: { ...environment, PATH: pathWithThisNode(environment.PATH) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
+import { ownedExcerpt } from '../../src/evidence/log-analysis.js'
 import { packageRoot } from '../../src/paths.js'
 import type { CustomRule } from '../../src/rules/types.js'
 import { AnalysisPool, InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
@@ -98,6 +99,32 @@ describe('AnalysisPool', () => {
     // Its pause of more than a second is GC-03 as well, a probable cause ranked last.
     expect(diagnosis.matches.map((m) => m.rule.branch)).toEqual(['TD-02', 'CX-1', 'CX-2', 'GC-03'])
     expect(diagnosis.primary.classification).toBe('confirmed_cause')
+  })
+
+  it('hands the buffer the tail was read into to the main thread instead of a copy, and copies a small excerpt', async () => {
+    const pool = new AnalysisPool(1, () => [], log, threadScript)
+    pools.push(pool)
+    await pool.ready()
+    const big = join(root, 'logs', 'big.log')
+    const line = (i: number) =>
+      `2026-11-22 05:00:00,${String(i % 1000).padStart(3, '0')} INFO  [exec-${i}] request ${i} done`
+    writeFileSync(big, `${Array.from({ length: 400 }, (_, i) => line(i)).join('\n')}\n`)
+    const [threaded, local] = [
+      await pool.analyzeLogs([big], [root]),
+      await new InProcessAnalysis([]).analyzeLogs([big], [root]),
+    ]
+    expect(Buffer.from(threaded.excerpt as Uint8Array).equals(Buffer.from(local.excerpt as Uint8Array))).toBe(true)
+    // The read window is the whole file; the excerpt leaves out its last newline: a copy would hold the excerpt alone.
+    expect(threaded.excerpt?.byteLength).toBe(statSync(big).size - 1)
+    expect(threaded.excerpt?.buffer.byteLength).toBe(statSync(big).size)
+    // A few bytes of a larger buffer, and a buffer of Node's shared pool, are copied.
+    const read = Buffer.allocUnsafe(64 * 1024).fill(0x61)
+    expect(ownedExcerpt(read.subarray(1)).buffer).toBe(read.buffer)
+    expect(ownedExcerpt(read.subarray(0, 1024)).buffer).not.toBe(read.buffer)
+    const pooled = Buffer.from('a short log line')
+    expect(pooled.buffer.byteLength).toBe(Buffer.poolSize)
+    expect(ownedExcerpt(pooled).buffer).not.toBe(pooled.buffer)
+    expect(Buffer.from(ownedExcerpt(pooled)).equals(pooled)).toBe(true)
   })
 
   it('fails the tasks of a thread that dies and reports a thread that cannot start', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createAjv, loadSchema } from '../../src/ajv.js'
 import { loadInventory } from '../../src/evidence/inventory.js'
 import { parseJvmMetrics } from '../../src/evidence/metrics-collector.js'
-import { packageRoot } from '../../src/paths.js'
+import { packageRoot, startScript } from '../../src/paths.js'
 import { checkTemplates } from '../../src/report/template-check.js'
 import { loadTemplates } from '../../src/report/templates.js'
 import { PatternSafety } from '../../src/rules/pattern-safety.js'
@@ -83,11 +83,12 @@ describe('examples/ are valid', () => {
 
   it('has a systemd unit systemd-analyze verifies without a warning', () => {
     const analyze = realTool('systemd-analyze', 'systemd')
-    // The unit runs Debian's /usr/bin/node; verified with the node running this test, wherever it is.
+    // The unit runs the start script of an installation in /opt; verified with this checkout's.
     const unit = join(mkdtempSync(join(tmpdir(), 'diag-unit-')), 'diagnostic-service.service')
     const shipped = readFileSync(join(examples, 'deploy', 'diagnostic-service.service'), 'utf8')
-    expect(shipped).toContain('ExecStart=/usr/bin/node ')
-    writeFileSync(unit, shipped.replace('ExecStart=/usr/bin/node ', `ExecStart=${process.execPath} `))
+    const installed = 'ExecStart=/opt/diagnostic-service/bin/diagnostic-service\n'
+    expect(shipped).toContain(installed)
+    writeFileSync(unit, shipped.replace(installed, `ExecStart=${startScript}\n`))
     const verified = spawnSync(analyze, ['verify', unit], { encoding: 'utf8' })
     expect(verified.status, verified.stderr).toBe(0)
     expect(verified.stdout + verified.stderr).toBe('')

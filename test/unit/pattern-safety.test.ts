@@ -4,7 +4,7 @@ import { check } from 'recheck'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { builtinRulesDir, corroboratingEvidence, loadBuiltinRules } from '../../src/rules/builtin-loader.js'
 import { patternsOf } from '../../src/rules/engine-rules.js'
-import { findNestedQuantifier, PatternSafety } from '../../src/rules/pattern-safety.js'
+import { findNestedQuantifier, PatternSafety, recheckOptions } from '../../src/rules/pattern-safety.js'
 import { PatternSyntaxError, parsePattern } from '../../src/text/pattern.js'
 import { PatternIndex } from '../../src/text/pattern-index.js'
 
@@ -106,6 +106,17 @@ describe('PatternSafety (recheck, D19)', () => {
       undecided: true,
       reason: 'recheck did not finish its proof within 1 ms (the host may be busy); try again',
     })
+  })
+
+  it("asks recheck for a verdict of counted steps, not of the host's speed", async () => {
+    // A host 250 times slower, as recheck's default 250 ms incubation limit sees it when a
+    // fuzzing run takes 1 ms too long: the same safe expression comes back polynomial.
+    const pattern = 'Caused by: [^\\n]{0,80}Exception'
+    const options = recheckOptions(60_000)
+    expect(await check(pattern, '', { ...options, incubationTimeout: 1 })).toMatchObject({ status: 'vulnerable' })
+    // With no time limit on incubation, only the step limit sends a string to an attack.
+    expect(options.incubationTimeout).toBeNull()
+    expect(await check(pattern, '', options)).toMatchObject({ status: 'safe' })
   })
 
   it.each([

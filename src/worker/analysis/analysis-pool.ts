@@ -50,6 +50,13 @@ interface Thread {
 }
 
 export const threadScript = new URL('./analysis-thread.js', import.meta.url)
+/**
+ * The young generation of an analysis thread's isolate, in MiB: two 8 MiB semi-spaces, the
+ * bound bin/diagnostic-service sets for every isolate. V8 would let it grow to 48 (32
+ * resident) under a storm, and the 512 KiB buffers the events leave dead would wait that much
+ * longer for their scavenge (docs/performance.md, "Bounded young generations").
+ */
+export const analysisThreadLimits = { maxYoungGenerationSizeMb: 16 }
 /** Tasks posted to a thread at once: the one it runs and the next, so it never waits for the main thread. */
 const depth = 2
 
@@ -218,7 +225,7 @@ export class AnalysisPool implements Analysis {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(this.script)
+    const worker = new Worker(this.script, { resourceLimits: analysisThreadLimits })
     worker.postMessage({ type: 'rules', custom: this.customRules() } satisfies ThreadRequest)
     let markOnline = () => {}
     const online = new Promise<void>((resolve, reject) => {

@@ -50,8 +50,8 @@ port.on('message', (message: ThreadRequest) => {
               task.redaction,
             )
           : await live().diagnose(task.evidence)
-      // The excerpt is the analysis's own copy (up to 512 KiB an event): it moves to the main
-      // thread instead of being copied once more.
+      // The excerpt's buffer is the analysis's own (up to 512 KiB an event, usually the one the
+      // tail was read into: ownedExcerpt): it moves to the main thread instead of being copied.
       const transfer = 'excerpt' in value && value.excerpt ? [value.excerpt.buffer as ArrayBuffer] : []
       port.postMessage({ type: 'done', id: task.id, value, cpuMs: cpu() } satisfies ThreadReply, transfer)
     } catch (error) {

@@ -1,0 +1,65 @@
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { packageRoot } from '../../src/paths.js'
+import { request } from '../helpers/https-client.js'
+import { type ServiceProcess, spawnService } from '../helpers/service-process.js'
+
+// Issue 31: the service's memory settings (docs/operations.md, "Memory") are set by the one
+// script every start goes through, bin/diagnostic-service: `npm start`, the systemd unit, the
+// benchmarks and these tests' services (spawnService).
+
+const running: ServiceProcess[] = []
+afterEach(() => {
+  for (const service of running.splice(0)) service.child.kill('SIGKILL')
+})
+
+/** A started service's environment, as the kernel holds it. */
+const environOf = (pid: number) =>
+  Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  )
+
+async function started(env: Record<string, string> = {}) {
+  const cwd = mkdtempSync(join(tmpdir(), 'diag-start-'))
+  const service = spawnService({ DIAG_PORT: '0', DIAG_HOST: '127.0.0.1', DIAG_LOG_LEVEL: 'warn', ...env }, cwd)
+  running.push(service)
+  const url = await service.ready
+  const ca = readFileSync(join(cwd, 'data', 'tls', 'ca.pem'))
+  return { service, url, ca, pid: service.child.pid as number }
+}
+
+describe('the start script', () => {
+  it("runs the service's node with a bounded young generation and glibc returning large buffers", async () => {
+    const { url, ca, pid } = await started()
+    // exec: the script's process is the service's, so a signal from systemd reaches node.
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+    expect(argv).toContain('--max-semi-space-size=8')
+    expect(argv.at(-1)).toBe(join(packageRoot, 'dist', 'src', 'server.js'))
+    expect(environOf(pid).MALLOC_MMAP_THRESHOLD_).toBe('131072')
+    // The main isolate's young generation, as its own V8 counts it: two semi-spaces of 8 MiB at most.
+    const metrics = (await request(`${url}/metrics`, { ca })).text
+    const young = Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics)?.[1])
+    expect(young).toBeGreaterThan(0)
+    expect(young).toBeLessThanOrEqual(16 * 1024 * 1024)
+  })
+
+  it("keeps an operator's own glibc setting", async () => {
+    const { pid } = await started({ MALLOC_MMAP_THRESHOLD_: '262144' })
+    expect(environOf(pid).MALLOC_MMAP_THRESHOLD_).toBe('262144')
+  })
+
+  it('is what `npm start` and the systemd unit run', () => {
+    const scripts = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).scripts as Record<
+      string,
+      string
+    >
+    expect(scripts.start).toBe('bin/diagnostic-service')
+    const unit = readFileSync(join(packageRoot, 'examples', 'deploy', 'diagnostic-service.service'), 'utf8')
+    expect(unit).toMatch(/^ExecStart=\/opt\/diagnostic-service\/bin\/diagnostic-service$/m)
+  })
+})
