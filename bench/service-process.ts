@@ -2,7 +2,7 @@
 // (bin/diagnostic-service), in a folder of its own on loopback, resolved with its URL once
 // it says it is ready.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { packageRoot, pathWithThisNode, startScript } from '../src/paths.js'
@@ -43,20 +43,38 @@ export async function startBenchService(
 }
 
 /**
+ * The runtime settings the start script gives the service (its V8 flags and glibc's malloc
+ * threshold), read from the script itself, so that a baseline runs under the same ones.
+ */
+function startScriptSettings(): { nodeArgs: string[]; env: Record<string, string> } {
+  const script = readFileSync(startScript, 'utf8')
+  const nodeArgs = [...script.matchAll(/ (--max-[a-z-]+=\d+)/g)].map((m) => m[1] as string)
+  const env = Object.fromEntries([...script.matchAll(/\$\{(MALLOC_[A-Z_]+):=(\d+)\}/g)].map((m) => [m[1], m[2]]))
+  if (nodeArgs.length === 0 || Object.keys(env).length === 0) {
+    throw new Error(`${startScript}: its node flags or malloc settings were not found; update startScriptSettings`)
+  }
+  return { nodeArgs, env: env as Record<string, string> }
+}
+
+/**
  * The baseline server (bench/bare-server.ts) with the service's certificate and key from
- * `tlsDir`, resolved with its URL once it listens; BENCH_NODE_ARGS as for the service.
+ * `tlsDir`, resolved with its URL once it listens; under the service's runtime settings
+ * (bin/diagnostic-service), so that a ratio measures the service's work and not a setting;
+ * BENCH_NODE_ARGS as for the service.
  */
 export async function startBareServer(tlsDir: string): Promise<{ child: ChildProcess; url: string }> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)
+  const settings = startScriptSettings()
   const child = spawn(
     process.execPath,
     [
+      ...settings.nodeArgs,
       ...nodeArgs,
       join(packageRoot, 'dist', 'bench', 'bare-server.js'),
       join(tlsDir, 'server.pem'),
       join(tlsDir, 'server-key.pem'),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...settings.env, ...process.env } },
   )
   const port = await new Promise<string>((resolve, reject) => {
     let out = ''
