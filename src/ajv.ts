@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Ajv2020, type ErrorObject, type Options } from 'ajv/dist/2020.js'
+import { Ajv2020, type Options } from 'ajv/dist/2020.js'
 import ajvFormatsModule, { type FormatsPlugin } from 'ajv-formats'
-import type { ErrorDetail } from './errors.js'
 import { dateTimeFormat } from './instant.js'
 import { schemasDir } from './paths.js'
 
@@ -24,12 +23,4 @@ export const requestValidation: Options = { coerceTypes: false, removeAdditional
 
 export function loadSchema(fileName: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(schemasDir, fileName), 'utf8')) as Record<string, unknown>
-}
-
-/** ajv errors as the `details` of the D7 body: a JSON pointer and a short message each. */
-export function toDetails(errors: ErrorObject[] | null | undefined, limit = 20): ErrorDetail[] {
-  return (errors ?? []).slice(0, limit).map((error) => {
-    const missing = error.keyword === 'required' ? `/${String(error.params.missingProperty)}` : ''
-    return { path: `${error.instancePath}${missing}` || '/', message: error.message ?? 'is invalid' }
-  })
 }

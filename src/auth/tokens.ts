@@ -1,10 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { createAjv, loadSchema } from '../ajv.js'
 import { ConfigError } from '../config/load.js'
 import { toInstant } from '../instant.js'
 import type { ApiTokenFile } from '../schema-types/api-token-file.js'
+import { toDetails } from '../schema-words.js'
 import { sha256Bytes } from '../sha256.js'
 
 /**

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createAjv } from '../ajv.js'
+import { schemaErrorsInWords } from '../schema-words.js'
 import type { ClientOptions } from './client.js'
-import { schemaErrorsInWords } from './schema-words.js'
 
 /** The connection flags of every command that calls the service. */
 export interface ConnectionFlags {

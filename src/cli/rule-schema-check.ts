@@ -1,6 +1,6 @@
 import { createAjv } from '../ajv.js'
 import { rulepackSchema } from '../rules/rule-input.js'
-import { schemaErrorsInWords } from './schema-words.js'
+import { schemaErrorsInWords } from '../schema-words.js'
 
 // The rulepack schema the API validates with (schemas/rulepack-v1.schema.json), checked
 // here first so that a rule the service would refuse is explained in words and not sent.

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { createAjv, loadSchema } from '../ajv.js'
 import type { InventoryFile } from '../schema-types/inventory-file.js'
+import { toDetails } from '../schema-words.js'
 
 export interface InstanceSources {
   logs: string[]

@@ -1,11 +1,11 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { toDetails } from '../ajv.js'
 import { AppError, errors } from '../errors.js'
 import { isHostFault } from '../host-faults.js'
 import { ReplayBusyError } from '../rules/replay/replay-service.js'
 import { PatternCheckUnavailableError, RuleRejectedError, type RuleRejection } from '../rules/rule-errors.js'
+import { toDetails } from '../schema-words.js'
 
 /**
  * Turns every error into the D7 body. Fastify's own errors (body limits, content types,

@@ -1,5 +1,5 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
-import type { Finding } from '../rules/diagnosis-engine.js'
+import type { Finding } from '../rules/findings.js'
 import { seedPrincipal } from '../rules/seed.js'
 import { isBuiltin } from '../rules/types.js'
 import { corroborationWords } from './corroboration-words.js'

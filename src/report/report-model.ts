@@ -1,6 +1,7 @@
 import type { EvidenceSummary } from '../evidence/collect.js'
 import type { GcSummary } from '../evidence/gc-log.js'
-import type { Diagnosis, Finding } from '../rules/diagnosis-engine.js'
+import type { Diagnosis } from '../rules/diagnosis-engine.js'
+import type { Finding } from '../rules/findings.js'
 import { type FindingView, findingView } from './finding-view.js'
 import { lineLocator } from './log-locations.js'
 import { metricsFacts, usedOf } from './runtime-words.js'

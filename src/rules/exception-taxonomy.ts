@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { createAjv, loadSchema } from '../ajv.js'
 import type { ExceptionTaxonomyFile } from '../schema-types/exception-taxonomy-file.js'
+import { toDetails } from '../schema-words.js'
 import type { ThrowableText, Vendor, VendorCode } from '../text/exceptions/records.js'
 import { BuiltinRulesError, builtinRulesDir } from './builtin-loader.js'
 

@@ -1,4 +1,4 @@
-import type { Finding } from './diagnosis-engine.js'
+import type { Finding } from './findings.js'
 import { isBuiltin } from './types.js'
 
 const classificationRank = { confirmed_cause: 0, probable_cause: 1, undetermined: 2 } as const

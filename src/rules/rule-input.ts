@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
-import { createAjv, loadSchema, toDetails } from '../ajv.js'
+import { createAjv, loadSchema } from '../ajv.js'
+import { toDetails } from '../schema-words.js'
 import { loadExceptionTaxonomy } from './exception-taxonomy.js'
 import { RuleRejectedError } from './rule-errors.js'
 import type { CustomRule, CustomRuleInput } from './types.js'

@@ -83,6 +83,16 @@ describe('incidents API (D30) and housekeeping (D22)', () => {
     const res = await t.call('GET', `${path}${query}`)
     expect(res.status).toBe(400)
     expect(res.json().error).toBe('invalid_query_parameter')
+    // In words (src/schema-words.ts), never ajv's regular expression.
+    expect(res.text).not.toMatch(/must match pattern|must NOT/)
+  })
+
+  it('says what a refused page size must be, in words', async () => {
+    expect((await t.call('GET', `${path}?limit=0`)).json()).toEqual({
+      error: 'invalid_query_parameter',
+      message: 'A query parameter is invalid.',
+      details: [{ path: '/limit', message: 'must be a whole number from 1 to 200' }],
+    })
   })
 
   it('shows one incident with its alert, evidence, diagnosis and delivery state', async () => {

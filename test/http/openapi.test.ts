@@ -4,7 +4,9 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAjv } from '../../src/ajv.js'
 import { packageRoot } from '../../src/paths.js'
+import { patternWords } from '../../src/pattern-words.js'
 import { build, type TestService } from '../helpers/build.js'
+import { patternsOf } from '../helpers/schema-patterns.js'
 
 describe('the OpenAPI description', () => {
   let t: TestService
@@ -56,5 +58,11 @@ describe('the OpenAPI description', () => {
     expect(validate({ receiver: 'x', status: 'firing', groupKey: 'g', alerts: [{ status: 'firing' }] })).toBe(false)
     expect(webhook.responses['202'].content['application/json'].schema.properties.events).toBeDefined()
     expect(doc.paths['/api/v1/rules'].post.responses['409'].description).toContain('conflicts')
+  })
+
+  it('has words for every pattern a route validates with: an error body never shows a regular expression', () => {
+    const patterns = patternsOf(doc.paths)
+    expect(patterns).toContain('^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$')
+    expect(patterns.filter((pattern) => !(pattern in patternWords))).toEqual([])
   })
 })

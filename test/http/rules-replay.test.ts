@@ -102,7 +102,14 @@ describe('POST /api/v1/rules/replay', () => {
     // In a rulepack, the rule's index leads its paths.
     const second = (await replay([exportRule, { ...validRule(), pattern: undefined }])).json()
     expect(second.error).toBe('invalid_rule_schema')
-    expect(second.details).toContainEqual({ path: '/1/pattern', message: "must have required property 'pattern'" })
+    expect(second.details).toEqual([{ path: '/1/pattern', message: 'is missing' }])
+    // In words, as registration says it (src/schema-words.ts), never a regular expression.
+    const misnamed = (await replay([exportRule, { ...validRule(), branch: 'rp-2' }])).json()
+    expect(misnamed).toEqual({
+      error: 'invalid_rule_schema',
+      message: 'The request body does not match the schema.',
+      details: [{ path: '/1/branch', message: 'must be capital letters, a hyphen and two digits, like OPS-31' }],
+    })
     // Two rules of a pack conflict with each other as two registrations would.
     const twice = await replay([exportRule, { ...exportRule, ruleName: 'Other' }])
     expect([twice.status, twice.json().error]).toEqual([409, 'rule_branch_conflict'])
@@ -118,6 +125,9 @@ describe('POST /api/v1/rules/replay', () => {
     for (const query of ['?last=0', '?last=5001', '?last=ten', '?other=1']) {
       expect((await replay(exportRule, query)).json().error).toBe('invalid_query_parameter')
     }
+    expect((await replay(exportRule, '?last=5001')).json().details).toEqual([
+      { path: '/last', message: 'must be a whole number from 1 to 5000' },
+    ])
     expect((await replay([])).status).toBe(400)
     expect((await replay(Array.from({ length: 51 }, () => exportRule))).json().details).toEqual([
       { path: '/', message: 'must hold 1 to 50 rules' },

@@ -11,6 +11,8 @@ function expectError(res: { status: number; json: () => any }, status: number, c
   const body = res.json()
   expect(body).toMatchObject({ error: code, message: expect.any(String) })
   expect(JSON.stringify(body)).not.toMatch(/SQLITE|node_modules|\/work\/|\.ts:\d+/)
+  // A schema error is said in words (src/schema-words.ts), never in ajv's regular expressions.
+  expect(JSON.stringify(body)).not.toMatch(/must match pattern|must have required property|must NOT/)
   return body
 }
 
@@ -71,6 +73,21 @@ describe('rules API (spec, D19, D20)', () => {
 
   it('answers 400 invalid_query_parameter for a category outside the enum', async () => {
     expectError(await t.call('GET', `${path}?category=memory`), 400, 'invalid_query_parameter')
+  })
+
+  it('says what a refused query parameter must be, in words', async () => {
+    expect((await t.call('GET', `${path}?limit=201`)).json()).toEqual({
+      error: 'invalid_query_parameter',
+      message: 'A query parameter is invalid.',
+      details: [{ path: '/limit', message: 'must be a whole number from 1 to 200' }],
+    })
+    expect((await t.call('GET', `${path}?category=memory`)).json().details).toEqual([
+      {
+        path: '/category',
+        message:
+          'must be one of: jvm_memory, concurrency_threading, database_persistence, network_integration, application_lifecycle, storage_os_limits, security_session, general',
+      },
+    ])
   })
 
   it.each([
@@ -224,6 +241,40 @@ describe('rules API (spec, D19, D20)', () => {
     const res = await t.call('POST', path, { json: JSON.parse(JSON.stringify(body)) })
     const error = expectError(res, 400, 'invalid_rule_schema')
     expect(error.details.map((d: { path: string }) => d.path)).toContain(detailPath)
+    expect(await stored()).toEqual(before)
+  })
+
+  it('says in words what each refused field must be, never a regular expression, and stores nothing', async () => {
+    const before = await stored()
+    const res = await t.call('POST', path, {
+      json: validRule({
+        branch: 'td-20',
+        ruleName: 'ledger lock',
+        classification: 'cause',
+        assessment: undefined,
+        id: 5,
+      }),
+    })
+    const body = expectError(res, 400, 'invalid_rule_schema')
+    expect(body.message).toBe('The request body does not match the schema.')
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path)
+    expect(body.details.sort(byPath)).toEqual(
+      [
+        { path: '/', message: 'must not have the field "id"' },
+        { path: '/assessment', message: 'is missing' },
+        { path: '/branch', message: 'must be capital letters, a hyphen and two digits, like OPS-31' },
+        {
+          path: '/ruleName',
+          message: 'must be 3 to 80 letters and digits that start with a letter, like LedgerLockTimeout',
+        },
+        { path: '/classification', message: 'must be confirmed_cause or probable_cause (in any case)' },
+      ].sort(byPath),
+    )
+    // A name the client chose is quoted short: the answer never grows with what was sent.
+    const long = await t.call('POST', path, { json: validRule({ branch: 'TD-20', ['x'.repeat(5000)]: 1 }) })
+    const refused = expectError(long, 400, 'invalid_rule_schema')
+    expect(refused.details).toEqual([{ path: '/', message: `must not have the field "${'x'.repeat(56)}..."` }])
+    expect(long.text.length).toBeLessThan(300)
     expect(await stored()).toEqual(before)
   })
 

@@ -1,9 +1,9 @@
 import type { ErrorObject } from 'ajv'
 import type { FastifyError, FastifyRequest } from 'fastify'
-import { toDetails } from '../../ajv.js'
 import { redactAlert, redactGroupKey } from '../../evidence/redact-alert.js'
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { WebhookRefusalReason } from '../../metrics.js'
+import { toDetails } from '../../schema-words.js'
 import { toAppError } from '../error-handler.js'
 
 // A webhook refused with a 4xx makes Alertmanager drop the whole group for good, so the

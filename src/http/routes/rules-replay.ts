@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
-import { createAjv, requestValidation, toDetails } from '../../ajv.js'
+import { createAjv, requestValidation } from '../../ajv.js'
 import { type ErrorDetail, errors } from '../../errors.js'
 import type { ReplayService } from '../../rules/replay/replay-service.js'
 import { replayBounds } from '../../rules/replay/replay-types.js'
 import { rulepackSchema } from '../../rules/rule-input.js'
 import type { CustomRuleInput } from '../../rules/types.js'
+import { toDetails } from '../../schema-words.js'
 import { errorResponses } from '../error-responses.js'
 import { requireJson } from '../request-gates.js'
 
