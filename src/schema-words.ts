@@ -77,6 +77,16 @@ function requirement(error: ErrorObject): string {
   }
 }
 
+/**
+ * A JSON pointer with each of its parts cut as `quoted` cuts a name: a label name is the
+ * sender's, and a detail repeats no more of what was sent than a short quote.
+ */
+const boundedPointer = (pointer: string) =>
+  pointer
+    .split('/')
+    .map((part) => (part.length > 56 ? `${part.slice(0, 56)}...` : part))
+    .join('/')
+
 /** The one error of a field worth saying: `if` only says that a `then` failed, and `propertyNames` that a name did. */
 const said = (error: ErrorObject) => error.keyword !== 'if' && error.keyword !== 'propertyNames'
 
@@ -94,9 +104,9 @@ export function toDetails(errors: readonly ErrorObject[] | null | undefined, lim
     .filter(said)
     .slice(0, limit)
     .map((error) => {
-      const path = error.instancePath || '/'
+      const path = boundedPointer(error.instancePath) || '/'
       if (error.keyword === 'required') {
-        return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, message: 'is missing' }
+        return { path: `${path === '/' ? '' : path}/${String(error.params.missingProperty)}`, message: 'is missing' }
       }
       if (error.keyword === 'additionalProperties') {
         return { path, message: `must not have the field ${quoted(error.params.additionalProperty)}` }

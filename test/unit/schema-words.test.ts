@@ -173,4 +173,21 @@ describe('schema errors in words', () => {
     expect(JSON.stringify(details)).not.toMatch(/secret-value-sent|yesterday|pattern|property name/)
     expect(toDetails(validate.errors, 2)).toHaveLength(2)
   })
+
+  it('bounds the path of a detail: a long field name sent in a body is cut in the pointer as in the message', () => {
+    const validate = createAjv().compile(loadSchema('alertmanager-webhook-v4.schema.json'))
+    const name = 'z'.repeat(3000)
+    const labels = { alertname: 'A', environment: 'e', host: 'h', appserver_instance: 'i', check: 'c', severity: 's' }
+    const alert = {
+      status: 'firing',
+      labels: { ...labels, [name]: 7 },
+      annotations: {},
+      startsAt: '2026-11-24T00:00:00Z',
+    }
+    expect(validate({ version: '4', groupKey: 'g', status: 'firing', receiver: 'r', alerts: [alert] })).toBe(false)
+    const details = toDetails(validate.errors)
+    const paths = details.map((detail) => detail.path)
+    expect(paths).toContain(`/alerts/0/labels/${'z'.repeat(56)}...`)
+    for (const path of paths) expect(path.length).toBeLessThanOrEqual(200)
+  })
 })
