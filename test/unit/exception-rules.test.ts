@@ -212,6 +212,36 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('diagnoses a JVM error’s reason printed without its class as that error, probable only however often it repeats', async () => {
+    // test/corpus/excerpts/hazelcast.json, hazelcast-15454-client-on-liberty-heap-space (tuning part),
+    // from https://github.com/hazelcast/hazelcast/issues/15454: three bare reasons, no class.
+    const hazelcast = [
+      '[WARNING ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] ClientConnection{alive=false, connectionId=5, channel=NioChannel{/10.1.26.254:34825->/10.1.253.87:80}, remoteEndpoint=null} closed. Reason: Exception in ClientConnection{alive=true, connectionId=5}, thread=hz.file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml.IO.thread-in-0',
+      'Java heap space',
+      '[WARNING ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Exception during initial connection to [10.1.253.87]:80: com.hazelcast.core.HazelcastException: java.io.IOException: Packet not sent to null',
+      '[INFO    ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Trying to connect to [10.1.85.29]:80 as owner member',
+      '[ERROR   ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Java heap space',
+      'Java heap space',
+    ]
+    expect(await diagnose(hazelcast)).toEqual({ primary: ['TD-02', 'probable_cause'], branches: ['TD-02'] })
+    // The analysis thread's path (the scan notes the candidate lines) reads the same records.
+    const text = hazelcast.join('\n')
+    const sent: Evidence = {
+      ...withLogText(emptyEvidence(alert), text),
+      log: { matches: engine.scan(text), exceptions: engine.readExceptions(text) },
+    }
+    expect((await engine.diagnose(sent)).primary.rule.branch).toBe('TD-02')
+    // The error's own line, twice, still earns "confirmed"; a bare reason beside it adds nothing to earn it.
+    const own = 'Exception in thread "pool-1-thread-1" java.lang.OutOfMemoryError: Metaspace'
+    expect((await diagnose(['ERROR c.e.Loader - Metaspace', own])).primary).toEqual(['TD-03', 'probable_cause'])
+    expect((await diagnose([own, own])).primary).toEqual(['TD-03', 'confirmed_cause'])
+    // A bare reason logged at DEBUG was handled: no finding.
+    expect(await diagnose(['2026-11-24 10:00:00 DEBUG c.e.Cache - eviction failed: Java heap space'])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
   it('reads no exception from class names in a JVM flag listing or a classpath', async () => {
     // https://github.com/openboxes/openboxes/issues/1412, with the OOM flags of a production JVM added to its listing
     const listing = [

@@ -49,6 +49,12 @@ export interface ExceptionRecord extends ThrowableText {
   level: LogLevel | null
   /** The log says the operation will be retried: the failure is not final on its own. */
   retried: boolean
+  /**
+   * The class was not printed: the line holds only a reason that the JDK alone throws it
+   * with (`Java heap space` is an OutOfMemoryError's, jvm-reasons.ts). Such a record counts
+   * for a finding but never corroborates one: a bare reason is weaker than the class.
+   */
+  classFromReason?: true
   /** Outermost first; the last is the deepest cause the log shows. */
   causes: ThrowableText[]
   suppressed: ThrowableText[]
