@@ -338,6 +338,61 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
       ).primary,
     ).toEqual(['TD-06', 'undetermined'])
   })
+
+  it('reads a listener whose bind failure is wrapped and its cause cut off as a start-up failure (TD-05)', async () => {
+    // https://github.com/linagora/james-project/pull/2678: Jetty's ServerConnector wraps the
+    // BindException in `IOException: Failed to bind to …`, and the cause is out of the window.
+    const jetty = [
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] java.io.IOException: Failed to bind to /0.0.0.0:38537',
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] \tat org.eclipse.jetty.server.ServerConnector.openAcceptChannel(ServerConnector.java:346)',
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] \tat org.eclipse.jetty.server.ServerConnector.open(ServerConnector.java:308)',
+    ]
+    expect(await diagnose(jetty)).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
+    // Another server words it the same (HBase's NettyRpcServer): the wording, not the product, decides.
+    expect(
+      (
+        await diagnose([
+          'ERROR o.a.h.h.ipc.NettyRpcServer - java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:16020',
+        ])
+      ).primary,
+    ).toEqual(['TD-05', 'probable_cause'])
+  })
+
+  it('reads a Resilience4j bulkhead that refuses calls as a saturated pool (TD-10)', async () => {
+    // https://github.com/resilience4j/resilience4j/issues/791
+    const full =
+      "io.github.resilience4j.bulkhead.BulkheadFullException: Bulkhead 'dp-ingestion-api' is full and does not permit further calls"
+    expect(await diagnose([full])).toEqual({ primary: ['TD-10', 'probable_cause'], branches: ['TD-10'] })
+    expect((await diagnose([full, full])).primary).toEqual(['TD-10', 'confirmed_cause'])
+  })
+})
+
+describe('refusals a client logged as handled (TD 2.7.0)', () => {
+  // https://github.com/apache/inlong/issues/4483: Kafka's client in a unit test, no broker, at DEBUG.
+  const debugRefused = [
+    '2022-06-02 00:56:32.961 -DEBUG  [           main] o.a.k.c.n.Selector             : [Consumer clientId=consumer-null-1, groupId=null] Connection with /127.0.0.1 disconnected',
+    'java.net.ConnectException: Connection refused',
+    '\tat sun.nio.ch.SocketChannelImpl.checkConnect(Native Method) ~[?:1.8.0_292]',
+    '\tat sun.nio.ch.SocketChannelImpl.finishConnect(SocketChannelImpl.java:716) ~[?:1.8.0_292]',
+    '\tat org.apache.kafka.common.network.PlaintextTransportLayer.finishConnect(PlaintextTransportLayer.java:50) ~[kafka-clients-3.0.0.jar:?]',
+  ]
+
+  it('is no upstream refusal (TD-01) when every refusal the reader found was handled, though the wording matches', async () => {
+    expect(await diagnose(debugRefused)).toEqual({ primary: ['TD-08', 'undetermined'], branches: ['TD-08'] })
+    expect(await diagnose([...debugRefused, ...debugRefused])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
+  it('is one when a refusal that counts is logged beside the handled ones', async () => {
+    const result = await diagnose([
+      ...debugRefused,
+      '2022-06-02 00:57:02.001 ERROR  [           main] c.e.Loader                     : load failed: java.net.ConnectException: Connection refused',
+    ])
+    expect(result.primary[0]).toBe('TD-01')
+    expect(result.branches).toEqual(['TD-01'])
+  })
 })
 
 describe('custom rules on exception classes and meanings (docs/api.md)', () => {
