@@ -494,6 +494,39 @@ describe("a JVM error's reason printed without its class (jvm-reasons.ts)", () =
   })
 })
 
+describe("a driver's own message printed without its class (driver-messages.ts)", () => {
+  const sqlServer = 'com.microsoft.sqlserver.jdbc.SQLServerException'
+
+  it('reads the SQL Server driver’s TCP/IP connection failure in any of its published languages as its exception', () => {
+    // test/corpus/excerpts/sqlserver.json, sqlserver-dbeaver-19358-tcp-german (tuning part),
+    // from https://github.com/dbeaver/dbeaver/issues/19358: DBeaver's Eclipse log, German.
+    const dbeaver = read([
+      '!ENTRY org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+      "!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '172.16.84.68/mssqllocaldb', Port 1433. Fehler: '172.16.84.68/mssqllocaldb. Überprüfen Sie die Verbindungseigenschaften.'.",
+    ])
+    expect(dbeaver.map((r) => [r.line, r.owner, r.class, r.classFromReason === true])).toEqual([
+      [2, 1, sqlServer, true],
+    ])
+    expect(dbeaver[0]?.message.startsWith('Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host')).toBe(true)
+    // The English and the Chinese templates (SQLServerResource.java, SQLServerResource_zh_CN.java), the Chinese with its arguments in another order.
+    expect(
+      read([
+        'WARN c.e.Sync - The TCP/IP connection to the host db01, port 1433 has failed. Error: "Connection refused".',
+        '错误 通过端口 1433 连接到主机 db01 的 TCP/IP 连接失败。错误:“Connection refused: connect”。',
+      ]).map((r) => r.class),
+    ).toEqual([sqlServer, sqlServer])
+  })
+
+  it('reads no driver message from its parts out of order or a part alone', () => {
+    expect(
+      read([
+        'ERROR c.e.Sync - the host db01, port 1433: The TCP/IP connection to the host failed',
+        'ERROR c.e.Sync - ホスト db01 に接続できません',
+      ]),
+    ).toEqual([])
+  })
+})
+
 describe('what the reader does not read as a failure', () => {
   it('reads no exception from a JVM command line, frames or a logger name', () => {
     // https://github.com/openboxes/openboxes/issues/1412, with an OOM flag added to its listing

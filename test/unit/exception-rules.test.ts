@@ -242,6 +242,22 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     })
   })
 
+  it('diagnoses the SQL Server driver’s localised connection failure without class or code as the database (TD-18), probable', async () => {
+    // test/corpus/excerpts/sqlserver.json, sqlserver-dbeaver-19358-tcp-german (tuning part),
+    // from https://github.com/dbeaver/dbeaver/issues/19358
+    const message =
+      "!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '172.16.84.68/mssqllocaldb', Port 1433. Fehler: '172.16.84.68/mssqllocaldb. Überprüfen Sie die Verbindungseigenschaften. Stellen Sie sicher, dass eine SQL Server-Instanz auf dem Host ausgeführt wird und am Port TCP/IP-Verbindungen akzeptiert. Vergewissern Sie sich, dass am Port keine TCP-Verbindungen durch eine Firewall blockiert werden.'."
+    expect(
+      await diagnose([
+        '!ENTRY org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+        message,
+        '!SUBENTRY 1 org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+        message,
+        '!STACK 0',
+      ]),
+    ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+  })
+
   it('reads no exception from class names in a JVM flag listing or a classpath', async () => {
     // https://github.com/openboxes/openboxes/issues/1412, with the OOM flags of a production JVM added to its listing
     const listing = [

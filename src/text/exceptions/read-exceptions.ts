@@ -1,6 +1,7 @@
 import type { Excerpt } from '../excerpt.js'
 import { candidateLines, lineStarts } from './candidates.js'
 import { lineCodes } from './codes.js'
+import { driverMessageAt } from './driver-messages.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
 import { jvmReasonAt } from './jvm-reasons.js'
 import { levelOf } from './levels.js'
@@ -148,9 +149,12 @@ class Reader {
     return this.readTrace(line, lines, head, level)
   }
 
-  /** A JVM error's reason without its class (jvm-reasons.ts): the error it belongs to, marked as inferred. */
+  /**
+   * A message printed without its class that only one class is thrown with (a JVM error's
+   * reason, jvm-reasons.ts; a driver's own template, driver-messages.ts): that class, marked as inferred.
+   */
   private readReason(line: Line, lines: Lines | null, text: string, level: LogLevel | null | undefined): void {
-    const reason = jvmReasonAt(text)
+    const reason = jvmReasonAt(text) ?? driverMessageAt(text)
     if (!reason) return
     this.push({
       line: line.number,
