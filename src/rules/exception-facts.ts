@@ -71,8 +71,8 @@ function vendorOf(chain: readonly ThrowableText[], taxonomy: ExceptionTaxonomy):
  * A record counts unless the log says it was handled: logged at DEBUG or TRACE, or with a
  * retry announced. A record of a code alone (a class-less `SQLState: 40001` line) counts
  * for a finding but never corroborates one: a retried statement logs it too. Nor does a
- * JVM error's reason printed without its class (`Java heap space` alone): the class is
- * inferred from the reason, and a bare reason is weaker evidence than the error's own line.
+ * message printed without its class (a JVM error's `Java heap space` alone, a driver's own
+ * template): the class is inferred from it, weaker evidence than the class's own line.
  */
 export const counts = (record: ExceptionRecord) =>
   record.level !== 'debug' && record.level !== 'trace' && !record.retried

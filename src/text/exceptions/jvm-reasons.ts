@@ -5,12 +5,13 @@
 // - HotSpot's preallocated errors, https://github.com/openjdk/jdk/blob/master/src/hotspot/share/memory/universe.cpp
 //   (`Java heap space`, `Metaspace`, `Compressed class space`, `Requested array size exceeds
 //   VM limit`, `GC overhead limit exceeded`; JDK 7's `PermGen space`,
-//   https://github.com/openjdk/jdk7u-hotspot/blob/master/src/share/vm/memory/universe.cpp);
+//   https://github.com/openjdk/jdk7u/blob/master/hotspot/src/share/vm/memory/universe.cpp);
 // - a thread the OS refused, https://github.com/openjdk/jdk/blob/master/src/hotspot/share/prims/jvm.cpp
 //   (`unable to create native thread: possibly out of memory or process/resource limits
-//   reached`; JDK 8's `unable to create new native thread`);
-// - direct buffers, java.nio.Bits (JDK 8 to 16: `Direct buffer memory`,
-//   https://github.com/openjdk/jdk8u/blob/master/jdk/src/share/classes/java/nio/Bits.java);
+//   reached`; before JDK 11 `unable to create new native thread`,
+//   https://github.com/openjdk/jdk7u/blob/master/hotspot/src/share/vm/prims/jvm.cpp);
+// - direct buffers, java.nio.Bits (before JDK 17: `Direct buffer memory`,
+//   https://github.com/openjdk/jdk7u/blob/master/jdk/src/share/classes/java/nio/Bits.java);
 // - the list Oracle documents, https://docs.oracle.com/javase/8/docs/technotes/guides/troubleshoot/memleaks002.html
 //   and https://docs.oracle.com/en/java/javase/17/troubleshoot/troubleshooting-memory-leaks.html.
 // A StackOverflowError has no such reason: HotSpot throws it without a message.
