@@ -70,11 +70,14 @@ function vendorOf(chain: readonly ThrowableText[], taxonomy: ExceptionTaxonomy):
 /**
  * A record counts unless the log says it was handled: logged at DEBUG or TRACE, or with a
  * retry announced. A record of a code alone (a class-less `SQLState: 40001` line) counts
- * for a finding but never corroborates one: a retried statement logs it too.
+ * for a finding but never corroborates one: a retried statement logs it too. Nor does a
+ * message printed without its class (a JVM error's `Java heap space` alone, a driver's own
+ * template): the class is inferred from it, weaker evidence than the class's own line.
  */
 export const counts = (record: ExceptionRecord) =>
   record.level !== 'debug' && record.level !== 'trace' && !record.retried
-const corroborates = (record: ExceptionRecord) => counts(record) && record.class !== null
+const corroborates = (record: ExceptionRecord) =>
+  counts(record) && record.class !== null && record.classFromReason !== true
 
 /** The facts rules test, by engine fact name. Every list is sorted and holds each value once. */
 export interface ExceptionFacts {

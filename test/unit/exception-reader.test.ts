@@ -408,6 +408,125 @@ describe('messages over several lines', () => {
   })
 })
 
+describe("a JVM error's reason printed without its class (jvm-reasons.ts)", () => {
+  const oome = 'java.lang.OutOfMemoryError'
+  /** A record as [line, level, class, message, whether the class was inferred from the reason]. */
+  const reason = (r: ExceptionRecord) => [r.line, r.level, r.class, r.message, r.classFromReason === true]
+
+  it('reads the JDK’s own OutOfMemoryError reasons alone on a line, or after a log prefix, as that error', () => {
+    // test/corpus/excerpts/hazelcast.json, hazelcast-15454-client-on-liberty-heap-space (tuning part),
+    // from https://github.com/hazelcast/hazelcast/issues/15454
+    const hazelcast = read([
+      '[WARNING ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] ClientConnection{alive=false, connectionId=5, channel=NioChannel{/10.1.26.254:34825->/10.1.253.87:80}, remoteEndpoint=null, lastReadTime=2019-08-15 15:01:50.280, lastWriteTime=2019-08-15 15:01:50.280, closedTime=2019-08-15 15:01:50.637, connected server version=null} closed. Reason: Exception in ClientConnection{alive=true, connectionId=5, channel=NioChannel{/10.1.26.254:34825->/10.1.253.87:80}, remoteEndpoint=null, lastReadTime=2019-08-15 15:01:50.280, lastWriteTime=2019-08-15 15:01:50.280, closedTime=never, connected server version=null}, thread=hz.file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml.IO.thread-in-0',
+      'Java heap space',
+      '[ERROR   ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Java heap space',
+    ])
+    expect(hazelcast.map(reason)).toEqual([
+      [2, 'warn', oome, 'Java heap space', true],
+      [3, 'error', oome, 'Java heap space', true],
+    ])
+    // The owner of a bare reason on its own line is the record it continues.
+    expect(hazelcast[0]?.owner).toBe(1)
+    // https://github.com/RevolutionAnalytics/rmr2/issues/158: a job client quoting its failed task's reason.
+    const hadoop = read([
+      '15/01/28 19:56:57 INFO mapreduce.Job: Task Id : attempt_1422488445419_0003_m_000001_0, Status : FAILED',
+      'Error: Java heap space',
+    ])
+    expect(hadoop.map(reason)).toEqual([[2, 'info', oome, 'Java heap space', true]])
+    // Each of the JDK's fixed reasons (HotSpot's universe.cpp and jvm.cpp, java.nio.Bits), behind common prefixes.
+    expect(
+      read([
+        '2026-11-24 10:00:00.000 ERROR 1 --- [main] c.e.Loader : Metaspace',
+        'SEVERE: Compressed class space',
+        '| ERROR | GC overhead limit exceeded',
+        '<Error> Requested array size exceeds VM limit',
+        '[ERROR] unable to create native thread: possibly out of memory or process/resource limits reached',
+        'ERROR c.e.Pool - unable to create new native thread',
+        'ERROR c.e.Io - Direct buffer memory',
+        'ERROR c.e.Old - PermGen space',
+        'ERROR c.e.C2 - Java heap space: failed reallocation of scalar replaced objects',
+      ]).map((r) => [r.class, r.message]),
+    ).toEqual(
+      [
+        'Metaspace',
+        'Compressed class space',
+        'GC overhead limit exceeded',
+        'Requested array size exceeds VM limit',
+        'unable to create native thread: possibly out of memory or process/resource limits reached',
+        'unable to create new native thread',
+        'Direct buffer memory',
+        'PermGen space',
+        'Java heap space: failed reallocation of scalar replaced objects',
+      ].map((message) => [oome, message]),
+    )
+  })
+
+  it('reads a bare reason in a JSON line’s message, at the JSON record’s level', () => {
+    const records = read(['{"@timestamp":"2026-11-24T10:00:00Z","log.level":"DEBUG","message":"Java heap space"}'])
+    expect(records.map(reason)).toEqual([[1, 'debug', oome, 'Java heap space', true]])
+  })
+
+  it('never reads a line twice: a line that prints the class is the class’s own record, a bare line above it one more', () => {
+    // https://github.com/0xforee/DeLogan/issues/3: the reason printed alone, then the error's own line.
+    const delogan = read(['length=1640726369', '', 'Java heap space', 'java.lang.OutOfMemoryError: Java heap space'])
+    expect(delogan.map(reason)).toEqual([
+      [3, null, oome, 'Java heap space', true],
+      [4, null, oome, 'Java heap space', false],
+    ])
+    // https://github.com/fabric8io/fabric8/pull/7056: Maven's summary line does not end with the reason; the error's line is read once.
+    expect(
+      read(['[ERROR] Java heap space -> [Help 1]', 'java.lang.OutOfMemoryError: Java heap space']).map(reason),
+    ).toEqual([[2, 'error', oome, 'Java heap space', false]])
+    // The class without its package is the error's own line, which the rules' patterns read: no second record.
+    expect(read(['Exception in thread "main" OutOfMemoryError: Java heap space'])).toEqual([])
+  })
+
+  it('reads no reason in words, in another process’s status line, or in a GC log’s heap summary', () => {
+    expect(
+      read([
+        // https://github.com/nextgenhealthcare/connect/issues/421: a server's reason in an HTTP status, read by its client.
+        'com.webreach.mirth.client.core.ClientException: com.webreach.mirth.client.core.ClientException: method failed: HTTP/1.1 500 Java heap space',
+        'INFO c.e.Tuning - raise -Xmx to give the service more Java heap space',
+        ' Metaspace       used 2425K, capacity 4490K, committed 4864K, reserved 1056768K',
+        'the Metaspace',
+      ]).map((r) => [r.line, r.class, r.classFromReason === true]),
+    ).toEqual([[1, 'com.webreach.mirth.client.core.ClientException', false]])
+  })
+})
+
+describe("a driver's own message printed without its class (driver-messages.ts)", () => {
+  const sqlServer = 'com.microsoft.sqlserver.jdbc.SQLServerException'
+
+  it('reads the SQL Server driver’s TCP/IP connection failure in any of its published languages as its exception', () => {
+    // test/corpus/excerpts/sqlserver.json, sqlserver-dbeaver-19358-tcp-german (tuning part),
+    // from https://github.com/dbeaver/dbeaver/issues/19358: DBeaver's Eclipse log, German.
+    const dbeaver = read([
+      '!ENTRY org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+      "!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '172.16.84.68/mssqllocaldb', Port 1433. Fehler: '172.16.84.68/mssqllocaldb. Überprüfen Sie die Verbindungseigenschaften.'.",
+    ])
+    expect(dbeaver.map((r) => [r.line, r.owner, r.class, r.classFromReason === true])).toEqual([
+      [2, 1, sqlServer, true],
+    ])
+    expect(dbeaver[0]?.message.startsWith('Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host')).toBe(true)
+    // The English and the Chinese templates (SQLServerResource.java, SQLServerResource_zh_CN.java), the Chinese with its arguments in another order.
+    expect(
+      read([
+        'WARN c.e.Sync - The TCP/IP connection to the host db01, port 1433 has failed. Error: "Connection refused".',
+        '错误 通过端口 1433 连接到主机 db01 的 TCP/IP 连接失败。错误:“Connection refused: connect”。',
+      ]).map((r) => r.class),
+    ).toEqual([sqlServer, sqlServer])
+  })
+
+  it('reads no driver message from its parts out of order or a part alone', () => {
+    expect(
+      read([
+        'ERROR c.e.Sync - the host db01, port 1433: The TCP/IP connection to the host failed',
+        'ERROR c.e.Sync - ホスト db01 に接続できません',
+      ]),
+    ).toEqual([])
+  })
+})
+
 describe('what the reader does not read as a failure', () => {
   it('reads no exception from a JVM command line, frames or a logger name', () => {
     // https://github.com/openboxes/openboxes/issues/1412, with an OOM flag added to its listing

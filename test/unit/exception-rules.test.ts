@@ -212,6 +212,52 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('diagnoses a JVM error’s reason printed without its class as that error, probable only however often it repeats', async () => {
+    // test/corpus/excerpts/hazelcast.json, hazelcast-15454-client-on-liberty-heap-space (tuning part),
+    // from https://github.com/hazelcast/hazelcast/issues/15454: three bare reasons, no class.
+    const hazelcast = [
+      '[WARNING ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] ClientConnection{alive=false, connectionId=5, channel=NioChannel{/10.1.26.254:34825->/10.1.253.87:80}, remoteEndpoint=null} closed. Reason: Exception in ClientConnection{alive=true, connectionId=5}, thread=hz.file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml.IO.thread-in-0',
+      'Java heap space',
+      '[WARNING ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Exception during initial connection to [10.1.253.87]:80: com.hazelcast.core.HazelcastException: java.io.IOException: Packet not sent to null',
+      '[INFO    ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Trying to connect to [10.1.85.29]:80 as owner member',
+      '[ERROR   ] file:/opt/ibm/wlp/usr/shared/config//hazelcast/hazelcast.xml [dev] [3.12.2] Java heap space',
+      'Java heap space',
+    ]
+    expect(await diagnose(hazelcast)).toEqual({ primary: ['TD-02', 'probable_cause'], branches: ['TD-02'] })
+    // The analysis thread's path (the scan notes the candidate lines) reads the same records.
+    const text = hazelcast.join('\n')
+    const sent: Evidence = {
+      ...withLogText(emptyEvidence(alert), text),
+      log: { matches: engine.scan(text), exceptions: engine.readExceptions(text) },
+    }
+    expect((await engine.diagnose(sent)).primary.rule.branch).toBe('TD-02')
+    // The error's own line, twice, still earns "confirmed"; a bare reason beside it adds nothing to earn it.
+    const own = 'Exception in thread "pool-1-thread-1" java.lang.OutOfMemoryError: Metaspace'
+    expect((await diagnose(['ERROR c.e.Loader - Metaspace', own])).primary).toEqual(['TD-03', 'probable_cause'])
+    expect((await diagnose([own, own])).primary).toEqual(['TD-03', 'confirmed_cause'])
+    // A bare reason logged at DEBUG was handled: no finding.
+    expect(await diagnose(['2026-11-24 10:00:00 DEBUG c.e.Cache - eviction failed: Java heap space'])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
+  it('diagnoses the SQL Server driver’s localised connection failure without class or code as the database (TD-18), probable', async () => {
+    // test/corpus/excerpts/sqlserver.json, sqlserver-dbeaver-19358-tcp-german (tuning part),
+    // from https://github.com/dbeaver/dbeaver/issues/19358
+    const message =
+      "!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '172.16.84.68/mssqllocaldb', Port 1433. Fehler: '172.16.84.68/mssqllocaldb. Überprüfen Sie die Verbindungseigenschaften. Stellen Sie sicher, dass eine SQL Server-Instanz auf dem Host ausgeführt wird und am Port TCP/IP-Verbindungen akzeptiert. Vergewissern Sie sich, dass am Port keine TCP-Verbindungen durch eine Firewall blockiert werden.'."
+    expect(
+      await diagnose([
+        '!ENTRY org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+        message,
+        '!SUBENTRY 1 org.jkiss.dbeaver.model 4 0 2023-03-09 10:09:51.254',
+        message,
+        '!STACK 0',
+      ]),
+    ).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+  })
+
   it('reads no exception from class names in a JVM flag listing or a classpath', async () => {
     // https://github.com/openboxes/openboxes/issues/1412, with the OOM flags of a production JVM added to its listing
     const listing = [
@@ -307,6 +353,61 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
         ])
       ).primary,
     ).toEqual(['TD-06', 'undetermined'])
+  })
+
+  it('reads a listener whose bind failure is wrapped and its cause cut off as a start-up failure (TD-05)', async () => {
+    // https://github.com/linagora/james-project/pull/2678: Jetty's ServerConnector wraps the
+    // BindException in `IOException: Failed to bind to …`, and the cause is out of the window.
+    const jetty = [
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] java.io.IOException: Failed to bind to /0.0.0.0:38537',
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] \tat org.eclipse.jetty.server.ServerConnector.openAcceptChannel(ServerConnector.java:346)',
+      '[cce490f7c8cf3be8b641cb5ee87494af1c814677] \tat org.eclipse.jetty.server.ServerConnector.open(ServerConnector.java:308)',
+    ]
+    expect(await diagnose(jetty)).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
+    // Another server words it the same (HBase's NettyRpcServer): the wording, not the product, decides.
+    expect(
+      (
+        await diagnose([
+          'ERROR o.a.h.h.ipc.NettyRpcServer - java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:16020',
+        ])
+      ).primary,
+    ).toEqual(['TD-05', 'probable_cause'])
+  })
+
+  it('reads a Resilience4j bulkhead that refuses calls as a saturated pool (TD-10)', async () => {
+    // https://github.com/resilience4j/resilience4j/issues/791
+    const full =
+      "io.github.resilience4j.bulkhead.BulkheadFullException: Bulkhead 'dp-ingestion-api' is full and does not permit further calls"
+    expect(await diagnose([full])).toEqual({ primary: ['TD-10', 'probable_cause'], branches: ['TD-10'] })
+    expect((await diagnose([full, full])).primary).toEqual(['TD-10', 'confirmed_cause'])
+  })
+})
+
+describe('refusals a client logged as handled (TD 2.7.0)', () => {
+  // https://github.com/apache/inlong/issues/4483: Kafka's client in a unit test, no broker, at DEBUG.
+  const debugRefused = [
+    '2022-06-02 00:56:32.961 -DEBUG  [           main] o.a.k.c.n.Selector             : [Consumer clientId=consumer-null-1, groupId=null] Connection with /127.0.0.1 disconnected',
+    'java.net.ConnectException: Connection refused',
+    '\tat sun.nio.ch.SocketChannelImpl.checkConnect(Native Method) ~[?:1.8.0_292]',
+    '\tat sun.nio.ch.SocketChannelImpl.finishConnect(SocketChannelImpl.java:716) ~[?:1.8.0_292]',
+    '\tat org.apache.kafka.common.network.PlaintextTransportLayer.finishConnect(PlaintextTransportLayer.java:50) ~[kafka-clients-3.0.0.jar:?]',
+  ]
+
+  it('is no upstream refusal (TD-01) when every refusal the reader found was handled, though the wording matches', async () => {
+    expect(await diagnose(debugRefused)).toEqual({ primary: ['TD-08', 'undetermined'], branches: ['TD-08'] })
+    expect(await diagnose([...debugRefused, ...debugRefused])).toEqual({
+      primary: ['TD-08', 'undetermined'],
+      branches: ['TD-08'],
+    })
+  })
+
+  it('is one when a refusal that counts is logged beside the handled ones', async () => {
+    const result = await diagnose([
+      ...debugRefused,
+      '2022-06-02 00:57:02.001 ERROR  [           main] c.e.Loader                     : load failed: java.net.ConnectException: Connection refused',
+    ])
+    expect(result.primary[0]).toBe('TD-01')
+    expect(result.branches).toEqual(['TD-01'])
   })
 })
 

@@ -1,4 +1,6 @@
 import { AhoCorasick } from '../aho-corasick.js'
+import { driverMessageWords } from './driver-messages.js'
+import { jvmReasonWords } from './jvm-reasons.js'
 
 // The lines the exception reader looks at: one pass of the byte automaton over the excerpt
 // for the words an exception or a code line needs. Case is folded, so `error` also finds
@@ -30,6 +32,9 @@ export const candidateWords: readonly string[] = [
   'enomem',
   'eai_again',
   'eai_noname',
+  // A JVM error's reason or a driver's own message printed without its class (jvm-reasons.ts, driver-messages.ts).
+  ...jvmReasonWords,
+  ...driverMessageWords,
 ]
 
 let automaton: AhoCorasick | undefined

@@ -1,7 +1,9 @@
 import type { Excerpt } from '../excerpt.js'
 import { candidateLines, lineStarts } from './candidates.js'
 import { lineCodes } from './codes.js'
+import { driverMessageAt } from './driver-messages.js'
 import { escapedTrace, jsonRecord, type NamedThrowable } from './json-layouts.js'
+import { jvmReasonAt } from './jvm-reasons.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
 import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
@@ -126,7 +128,7 @@ class Reader {
     const head = throwableAt(text, kind.kind === 'other' || kind.kind === 'frame' ? 0 : (kind as { at: number }).at)
     if (!head) {
       const codes = lineCodes(text)
-      if (codes) {
+      if (codes)
         this.push({
           line: line.number,
           build: () => ({
@@ -141,16 +143,36 @@ class Reader {
             suppressed: [],
           }),
         })
-      }
+      else this.readReason(line, lines, text, level)
       return line
     }
     return this.readTrace(line, lines, head, level)
+  }
+
+  /**
+   * A message printed without its class that only one class is thrown with (a JVM error's
+   * reason, jvm-reasons.ts; a driver's own template, driver-messages.ts): that class, marked as inferred.
+   */
+  private readReason(line: Line, lines: Lines | null, text: string, level: LogLevel | null | undefined): void {
+    const reason = jvmReasonAt(text) ?? driverMessageAt(text)
+    if (!reason) return
+    this.push({
+      line: line.number,
+      build: () => ({
+        ...this.recordAt(line, lines, reason.start, line, level),
+        ...finish({ class: reason.class, message: reason.message, frames: [] }),
+        causes: [],
+        suppressed: [],
+        classFromReason: true,
+      }),
+    })
   }
 
   private readJson(line: Line, json: NonNullable<ReturnType<typeof jsonRecord>>): void {
     if (json.trace) this.readField(line, json.trace, json.level)
     else if (json.chain) this.pushChain(line, json.chain, json.level)
     else if (json.message && throwableAt(json.message)) this.readField(line, json.message.split('\n'), json.level)
+    else if (json.message) this.readReason(line, null, json.message, json.level)
   }
 
   /** The lines of one field, read like an excerpt of their own, at the field's line. */

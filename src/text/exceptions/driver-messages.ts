@@ -1,0 +1,61 @@
+import type { ReasonAt } from './jvm-reasons.js'
+
+// A JDBC driver's own connection-failure message printed without its class: a tool that
+// logs only `getMessage()` (DBeaver's Eclipse log: `!MESSAGE Fehler beim Herstellen der
+// TCP/IP-Verbindung mit dem Host '…', Port 1433. …`). Microsoft's SQL Server driver throws
+// its SQLServerException with this message template, `R_tcpipConnectionFailed`, and SQLSTATE
+// 08001, in the language of the JVM: English in
+// https://github.com/microsoft/mssql-jdbc/blob/main/src/main/java/com/microsoft/sqlserver/jdbc/SQLServerResource.java,
+// its translations in the SQLServerResource_<language>.java files that Microsoft published in
+// the open-source repository, https://github.com/microsoft/mssql-jdbc/tree/2b801fc30d1249e537c27a49958f24c98ea34571/src/main/java/com/microsoft/sqlserver/jdbc
+// (2017-08-14, "Added multiple localization files for error messages"). Written here as
+// java.text.MessageFormat prints them (`''` is one quote); `{n}` are the host, port and error.
+
+export const sqlServerException = 'com.microsoft.sqlserver.jdbc.SQLServerException'
+
+const tcpipConnectionFailed: readonly string[] = [
+  'The TCP/IP connection to the host {0}, port {1} has failed. Error: "{2}".',
+  "Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '{0}', Port {1}. Fehler: '{2}'.",
+  'No se pudo realizar la conexión TCP/IP al host {0}, puerto {1}. Error: "{2}".',
+  "Échec de la connexion TCP/IP à l'hôte {0}, port {1}. Erreur : « {2} ».",
+  'La connessione TCP/IP all\'host {0}, porta {1} non è riuscita. Errore: "{2}".',
+  'ホスト {0}、ポート {1} への TCP/IP 接続が失敗しました。エラー: "{2}"。',
+  '호스트 {0}, 포트 {1}에 대한 TCP/IP 연결에 실패했습니다. 오류: "{2}".',
+  'Falha na conexão TCP/IP com o host {0}, porta {1}. Erro: "{2}".',
+  'Не удалось установить соединение TCP/IP к серверу {0} по порту {1}. Ошибка: "{2}".',
+  'TCP/IP-anslutningen till värddatorn {0}, port {1} misslyckades. Fel: "{2}".',
+  '通过端口 {1} 连接到主机 {0} 的 TCP/IP 连接失败。错误:“{2}”。',
+  '連接到主機 {0} (連接埠 {1}) 的 TCP/IP 連接已經失敗。錯誤: "{2}"。',
+]
+
+/**
+ * A template's fixed parts up to its last argument (the error, which may hold anything):
+ * a line holds the message when they appear on it in order.
+ */
+const partsOf = (template: string): string[] => {
+  const parts = template.split(/\{\d\}/)
+  return parts.slice(0, parts.length - 1).filter((part) => part.length > 0)
+}
+
+const templates = tcpipConnectionFailed.map((template) => ({ class: sqlServerException, parts: partsOf(template) }))
+
+/** The candidate words (the automaton folds ASCII case) that find a line holding one: each template's longest part. */
+export const driverMessageWords: readonly string[] = templates.map(
+  ({ parts }) => parts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a)).trim() as string,
+)
+
+/** The driver exception whose own message template `text` holds, from where the message starts. */
+export function driverMessageAt(text: string): ReasonAt | null {
+  for (const template of templates) {
+    const start = text.indexOf(template.parts[0] as string)
+    if (start === -1) continue
+    let at = start
+    const found = template.parts.every((part) => {
+      const i = text.indexOf(part, at)
+      at = i + part.length
+      return i !== -1
+    })
+    if (found) return { class: template.class, message: text.slice(start).trim(), start }
+  }
+  return null
+}
