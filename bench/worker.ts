@@ -5,7 +5,7 @@
 // it had work, alert-to-mail latency p50/p99 and the service's RSS. Never fails on speed.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -145,6 +145,26 @@ function busyMs(accepted: number[], reported: number[]): number {
   }
   return busy
 }
+
+/** The service's /metrics exposition. */
+function scrape(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/metrics`, { agent }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        text += chunk
+      })
+      res.on('end', () => resolve(text))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** What a series of the exposition reads, or undefined where the service has none (an older version). */
+const series = (exposition: string, name: string) =>
+  new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(exposition)?.[1]
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -379,9 +399,22 @@ async function main() {
         benchCpu: (benchCpu.user + benchCpu.system) / 1e6,
       }
     }
+    const checkpoints = async () => {
+      const text = await scrape(url)
+      const at = (site: string) => series(text, `diagnostic_wal_checkpoints_total{site="${site}"}`)
+      return { thread: Number(at('checkpoint_thread') ?? Number.NaN), loop: Number(at('event_loop') ?? Number.NaN) }
+    }
+    const walFile = join(work, 'data', 'diagnostic.db-wal')
     const cold = await storm(0, warmup)
     const calibrationBefore = calibrate()
+    const checkpointsBefore = await checkpoints()
+    let walPeak = 0
+    const walWatch = setInterval(() => {
+      walPeak = Math.max(walPeak, statSync(walFile, { throwIfNoEntry: false })?.size ?? 0)
+    }, 50)
     const warm = await storm(warmup, alerts)
+    clearInterval(walWatch)
+    const checkpointsAfter = await checkpoints()
     // The probe writes four times a second: its last figures are of the service idle after the storm.
     if (profiling) await new Promise((resolve) => setTimeout(resolve, 600))
     const memory = profiling ? memoryLines(child.pid as number, memoryDir) : []
@@ -418,6 +451,11 @@ async function main() {
     out(`alert-to-mail p99     ${percentile(latencies, 99).toFixed(0)} ms`)
     out(`503 queue_full        ${warm.rejected} (retried on Alertmanager's backoff)`)
     out(`service RSS           ${rssBesideTarget(residentMiB(child.pid))}`)
+    // docs/design.md, "Durable commits on SQLite": checkpoints on the event loop hold the webhooks.
+    const ran = (site: 'thread' | 'loop') => checkpointsAfter[site] - checkpointsBefore[site]
+    out(
+      `WAL checkpoints       ${Number.isNaN(ran('thread')) ? 'not counted by this service' : `${ran('thread')} on the checkpoint thread, ${ran('loop')} on the event loop`}; WAL file at most ${(walPeak / 1024 / 1024).toFixed(1)} MiB (sampled every 50 ms)`,
+    )
     // CPU time per event varies less than events/s on a shared machine; the benchmark's own
     // CPU per event is the baseline of the same run (it does the same work whatever changes).
     out(`service CPU / event   ${perEvent(warm.serviceCpu, alerts)} ms (all its threads)`)
