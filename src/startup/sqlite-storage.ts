@@ -43,8 +43,7 @@ export function openSqliteStorage(
     onSyncFailure: (error) => health?.failed('wal_sync', error),
     checkpoints: {
       onCheckpoint: (site) => checkpointed?.inc({ site }),
-      onFailure: (error) =>
-        log?.warn({ err: error }, 'WAL checkpoint thread: failed; the next checkpoint starts it again'),
+      onFailure: (error) => log?.warn({ err: error }, 'WAL checkpoint failed on its thread; tried again at the next'),
     },
   })
   const wal = walSync(db)

@@ -5,8 +5,10 @@ import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 
 export type CheckpointRequest = { type: 'checkpoint' } | { type: 'close' }
-/** One PASSIVE run: the WAL's frames and how many of them are in the database file now. */
-export type CheckpointReply = { type: 'checkpointed'; log: number; checkpointed: number }
+/** One PASSIVE run: the WAL's frames and how many of them are in the database file now; or why it failed. */
+export type CheckpointReply =
+  | { type: 'checkpointed'; log: number; checkpointed: number }
+  | { type: 'failed'; message: string; code?: string }
 
 const port = parentPort
 if (!port) throw new Error('checkpoint-thread.js runs as a worker thread')
@@ -23,11 +25,14 @@ port.on('message', (message: CheckpointRequest) => {
   // PASSIVE never waits for the service's writer nor its readers, and none of them waits
   // for it: it copies what no reader still needs, and the writer starts the WAL again from
   // its beginning once everything is copied.
-  const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>
-  const reply: CheckpointReply = {
-    type: 'checkpointed',
-    log: result?.log ?? 0,
-    checkpointed: result?.checkpointed ?? 0,
+  let reply: CheckpointReply
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number; checkpointed: number }>
+    reply = { type: 'checkpointed', log: result?.log ?? 0, checkpointed: result?.checkpointed ?? 0 }
+  } catch (error) {
+    // A full disk or an I/O error: told, and tried again when next asked.
+    const { message, code } = error as { message: string; code?: string }
+    reply = { type: 'failed', message, ...(code ? { code } : {}) }
   }
   port.postMessage(reply)
 })

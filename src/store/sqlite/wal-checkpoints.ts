@@ -18,7 +18,7 @@ export interface CheckpointOptions {
   thread?: URL | false
   /** Told of each checkpoint, by where it ran. */
   onCheckpoint?: (site: CheckpointSite) => void
-  /** Told when the thread ends unasked (it is started again when next needed) or a checkpoint fails. */
+  /** Told when a checkpoint fails, or the thread ends unasked (it is started again when next needed). */
   onFailure?: (error: unknown) => void
 }
 
@@ -111,6 +111,7 @@ export class WalCheckpoints {
     worker.on('message', (reply: CheckpointReply) => {
       this.asked = false
       if (reply.type === 'checkpointed') this.options.onCheckpoint?.('checkpoint_thread')
+      else this.options.onFailure?.(Object.assign(new Error(reply.message), { code: reply.code }))
     })
     const gone = (error: unknown) => {
       if (this.worker !== worker) return
