@@ -184,6 +184,21 @@ describe('WAL checkpoints off the event loop', () => {
     expect(counted.event_loop).toBe(0)
   })
 
+  it('ends an idle thread, and starts one again at the next checkpoint', async () => {
+    open({ idleMs: 50 })
+    await settle()
+    const thread = walCheckpoints(db)?.thread
+    expect(thread).toBeDefined()
+    // The positive signal: the thread exits once idle, by itself.
+    expect(await new Promise((resolve) => thread?.once('exit', resolve))).toBe(0)
+    expect(walCheckpoints(db)?.thread).toBeUndefined()
+    const after = counted.checkpoint_thread
+    while (counted.checkpoint_thread === after) await commitAndCheckpoint()
+    expect(walCheckpoints(db)?.thread).toBeDefined()
+    expect(failures).toEqual([]) // an idle end is no failure
+    expect(counted.event_loop).toBe(0)
+  })
+
   it('ends the thread with the connection, and the WAL is removed by the last close as before', async () => {
     open()
     await settle()

@@ -16,6 +16,8 @@ export interface CheckpointOptions {
   hardBytes?: number
   /** The thread's compiled script; false starts none (a test of the bound). */
   thread?: URL | false
+  /** The thread ends after this long without a checkpoint asked (its isolate holds about 10 MiB). */
+  idleMs?: number
   /** Told of each checkpoint, by where it ran. */
   onCheckpoint?: (site: CheckpointSite) => void
   /** Told when a checkpoint fails, or the thread ends unasked (it is started again when next needed). */
@@ -47,6 +49,9 @@ const defaultHard = 64 * 1024 * 1024
 export class WalCheckpoints {
   private worker: Worker | undefined
   private asked = false
+  private idle: NodeJS.Timeout | undefined
+  /** A thread ending (idle, or at close): its connection closes before the service's. */
+  private ending: Promise<unknown> = Promise.resolve()
   private closing = false
   private readonly triggerBytes: number
   private readonly hardBytes: number
@@ -77,12 +82,21 @@ export class WalCheckpoints {
   /** Ends the thread and its connection; the service's connection closes after. */
   async close(): Promise<void> {
     this.closing = true
+    this.end()
+    await this.ending
+  }
+
+  private end(): void {
+    clearTimeout(this.idle)
     const worker = this.worker
     this.worker = undefined
     if (!worker) return
     const exited = new Promise((resolve) => worker.once('exit', resolve))
+    // Waited for: the process must not end before the thread's connection has closed, or
+    // the service's (the last) would not remove the WAL.
+    worker.ref()
     worker.postMessage({ type: 'close' } satisfies CheckpointRequest)
-    await exited
+    this.ending = Promise.all([this.ending, exited])
   }
 
   private onEventLoop(): void {
@@ -95,6 +109,7 @@ export class WalCheckpoints {
 
   private askThread(): void {
     if (this.asked || this.closing || this.options.thread === false) return
+    clearTimeout(this.idle)
     this.worker ??= this.start(this.options.thread ?? checkpointThreadScript)
     this.asked = true
     this.worker.postMessage({ type: 'checkpoint' } satisfies CheckpointRequest)
@@ -110,6 +125,7 @@ export class WalCheckpoints {
     worker.unref()
     worker.on('message', (reply: CheckpointReply) => {
       this.asked = false
+      this.idle = setTimeout(() => this.end(), this.options.idleMs ?? 30_000).unref()
       if (reply.type === 'checkpointed') this.options.onCheckpoint?.('checkpoint_thread')
       else this.options.onFailure?.(Object.assign(new Error(reply.message), { code: reply.code }))
     })
