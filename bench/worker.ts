@@ -362,6 +362,8 @@ async function main() {
       const serviceCpuStart = cpuSeconds(child?.pid)
       const benchCpuStart = process.cpuUsage()
       const accepted: number[] = []
+      /** How long each webhook waited for its answer, 202 or 503: the event loop that answers them. */
+      const answered: number[] = []
       const sender = async () => {
         for (let i = next++; i < first + count; i = next++) {
           const body = webhookBody(i)
@@ -370,6 +372,7 @@ async function main() {
           for (;;) {
             const attempt = performance.now()
             const status = await post(url, body)
+            answered.push(performance.now() - attempt)
             if (status === 202) break
             if (status !== 503) throw new Error(`webhook answered ${status}`)
             rejected++
@@ -395,6 +398,7 @@ async function main() {
         drainSeconds: (lastReport - Math.min(...accepted)) / 1000,
         busySeconds: busyMs(accepted, reported) / 1000,
         rejected,
+        answered,
         serviceCpu: cpuSeconds(child?.pid) - serviceCpuStart,
         benchCpu: (benchCpu.user + benchCpu.system) / 1e6,
       }
@@ -449,6 +453,9 @@ async function main() {
     )
     out(`alert-to-mail p50     ${percentile(latencies, 50).toFixed(0)} ms`)
     out(`alert-to-mail p99     ${percentile(latencies, 99).toFixed(0)} ms`)
+    out(
+      `webhook answered in   p50 ${percentile(warm.answered, 50).toFixed(1)} ms, p99 ${percentile(warm.answered, 99).toFixed(1)} ms, max ${Math.max(...warm.answered).toFixed(1)} ms (${warm.answered.length} requests, 202 or 503)`,
+    )
     out(`503 queue_full        ${warm.rejected} (retried on Alertmanager's backoff)`)
     out(`service RSS           ${rssBesideTarget(residentMiB(child.pid))}`)
     // docs/design.md, "Durable commits on SQLite": checkpoints on the event loop hold the webhooks.
