@@ -47,7 +47,7 @@ describe('durability (D11): every 202 survives kill -9, checkpoints on their thr
     let killed = false
     let sent = 0
     // The checkpoints run on their own thread while the webhooks commit (docs/design.md,
-    // "Durable commits on SQLite"): the kill comes after some of them, mid-load.
+    // "Checkpoints on a thread of their own"): the kill comes after some of them, mid-load.
     let checkpoints = 0
     const watchCheckpoints = (async () => {
       while (!killed) {

@@ -37,7 +37,7 @@ const defaultTrigger = 4 * 1024 * 1024
 const defaultHard = 64 * 1024 * 1024
 
 /**
- * SQLite's checkpoints off the event loop (docs/design.md, "Durable commits on SQLite").
+ * SQLite's checkpoints off the event loop (docs/design.md, "Checkpoints on a thread of their own").
  * The service's connection runs with `wal_autocheckpoint=0`: its commits never copy the WAL
  * into the database file nor wait for that copy's syncs. After each WAL sync (wal-sync.ts),
  * the WAL file's size is read (one fstat); past `triggerBytes` a second connection on a
