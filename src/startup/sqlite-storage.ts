@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
+import { Counter } from 'prom-client'
 import { createMetrics, sqliteFileSize } from '../metrics.js'
 import { batchedClaims } from '../queue/batched-claims.js'
 import { WorkQueue } from '../queue/work-queue.js'
@@ -16,6 +17,7 @@ import { sqliteOutboxStore } from '../store/sqlite/outbox-store.js'
 import { queueStats } from '../store/sqlite/queue-stats.js'
 import { pruneOlderThan } from '../store/sqlite/retention.js'
 import { RulesRepository } from '../store/sqlite/rules-repository.js'
+import type { CheckpointSite } from '../store/sqlite/wal-checkpoints.js'
 import { sqliteWorkerStore } from '../store/sqlite/worker-store.js'
 import { WriteBatcher } from '../store/sqlite/write-batcher.js'
 import { StorageHealth } from '../store/storage-health.js'
@@ -32,9 +34,17 @@ export function openSqliteStorage(
   const dbFile = join(dataDir, 'diagnostic.db')
   // The storage health exists once the metrics do; a sync cannot fail before (nothing to sync).
   let health: StorageHealth | undefined
+  // The metrics and the app's logger exist once the database does; a checkpoint is asked for
+  // only after a sync, so none is missed.
+  let checkpointed: Counter<'site'> | undefined
+  let log: FastifyBaseLogger | undefined
   const db = openDatabase(dbFile, migrationLog, {
     ...databaseOptions,
     onSyncFailure: (error) => health?.failed('wal_sync', error),
+    checkpoints: {
+      onCheckpoint: (site) => checkpointed?.inc({ site }),
+      onFailure: (error) => log?.warn({ err: error }, 'WAL checkpoint failed on its thread; tried again at the next'),
+    },
   })
   const wal = walSync(db)
   const metrics = createMetrics({
@@ -43,9 +53,14 @@ export function openSqliteStorage(
     sizeBytes: sqliteFileSize(dbFile),
     outbox: sqliteOutboxStats(db),
   })
+  checkpointed = new Counter({
+    name: 'diagnostic_wal_checkpoints_total',
+    help: "SQLite checkpoints of the WAL into the database file, by where they ran: checkpoint_thread (the service's own thread), event_loop (the WAL passed its bound: the thread fell behind or is gone)",
+    labelNames: ['site'],
+    registers: [metrics.registry],
+  })
+  for (const site of ['checkpoint_thread', 'event_loop'] satisfies CheckpointSite[]) checkpointed.inc({ site }, 0)
   const readiness = new Readiness(metrics.ready)
-  // The app's logger exists once the app does; no write can fail before that.
-  let log: FastifyBaseLogger | undefined
   // A one-row write in its own IMMEDIATE transaction, synced: it needs the write lock, a
   // page of the journal and its sync, as every real write does (after a failed sync it
   // never succeeds: wal-sync.ts).

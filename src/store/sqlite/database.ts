@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { type MigrationLog, runMigrations } from './migrate.js'
+import { type CheckpointOptions, WalCheckpoints } from './wal-checkpoints.js'
 import { openWalFile } from './wal-file.js'
 import { type SyncWal, WalSync } from './wal-sync.js'
 
@@ -15,13 +16,19 @@ export interface DatabaseOptions {
   wrapSync?: (sync: SyncWal) => SyncWal
   /** Told when a WAL sync fails (the storage health). */
   onSyncFailure?: (error: unknown) => void
+  /**
+   * Checkpoints on a thread of their own instead of SQLite's automatic ones in the commits
+   * (wal-checkpoints.ts): the service's connection. Without it, a one-off tool's connection
+   * keeps SQLite's default.
+   */
+  checkpoints?: CheckpointOptions
 }
 
 /** The WAL sync of each connection opened here: every acknowledged write on it waits for that one. */
-const connections = new WeakMap<Db, { wal: WalSync; close: () => void }>()
+const connections = new WeakMap<Db, { wal: WalSync; checkpoints?: WalCheckpoints; close: () => void }>()
 
 /**
- * Opens the one connection of the process (CONTRIBUTING.md): WAL with synchronous=NORMAL,
+ * Opens the connection of the process (CONTRIBUTING.md): WAL with synchronous=NORMAL,
  * whose commits do not wait for the disk, and a WalSync that flushes the WAL off the event
  * loop before anything committed is acknowledged, so that an acknowledged write survives
  * power loss as well as kill -9 (D11); foreign keys on, and a busy timeout of a few
@@ -62,9 +69,22 @@ export function openDatabase(file: string, log?: MigrationLog, options: Database
   const walFile = openWalFile(file)
   const changes = db.prepare('SELECT total_changes()').pluck()
   const sync = options.wrapSync ? options.wrapSync(walFile.sync) : walFile.sync
-  const wal = new WalSync(sync, () => Number(changes.get()), options.onSyncFailure)
-  connections.set(db, { wal, close: walFile.close })
+  const checkpoints = options.checkpoints && new WalCheckpoints(db, file, walFile.size, options.checkpoints)
+  // The WAL grows only by commits, and every acknowledged one is followed by a sync.
+  const syncThenCheckpoint: SyncWal = checkpoints
+    ? async () => {
+        await sync()
+        checkpoints.afterSync()
+      }
+    : sync
+  const wal = new WalSync(syncThenCheckpoint, () => Number(changes.get()), options.onSyncFailure)
+  connections.set(db, { wal, ...(checkpoints ? { checkpoints } : {}), close: walFile.close })
   return db
+}
+
+/** The checkpoints of a connection opened with `checkpoints`, for the tests that watch them. */
+export function walCheckpoints(db: Db): WalCheckpoints | undefined {
+  return connections.get(db)?.checkpoints
 }
 
 /** The WAL sync of a connection opened by openDatabase. */
@@ -79,6 +99,7 @@ export async function closeDatabase(db: Db): Promise<void> {
   const connection = connections.get(db)
   connections.delete(db)
   await connection?.wal.durable().catch(() => {})
+  await connection?.checkpoints?.close()
   db.close()
   connection?.close()
 }

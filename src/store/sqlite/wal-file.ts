@@ -8,6 +8,8 @@ const fdatasyncAsync = promisify(fdatasync)
 export interface WalFile {
   /** fdatasync of the WAL on libuv's pool: on Linux it flushes the file's dirty pages, whichever descriptor wrote them. */
   sync: SyncWal
+  /** The file's size now (fstat): what the checkpoints are decided on (wal-checkpoints.ts). */
+  size(): number
   close(): void
 }
 
@@ -38,5 +40,5 @@ export function openWalFile(dbFile: string): WalFile {
     closeSync(fd)
     throw error
   }
-  return { sync: () => fdatasyncAsync(fd), close: () => closeSync(fd) }
+  return { sync: () => fdatasyncAsync(fd), size: () => fstatSync(fd).size, close: () => closeSync(fd) }
 }
