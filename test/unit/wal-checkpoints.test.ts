@@ -128,18 +128,29 @@ describe('WAL checkpoints off the event loop', () => {
 
   it('holds the bound when the thread falls behind the writes, and keeps every commit', async () => {
     open()
-    let maxWal = 0
+    let aboveWithoutThread = 0
+    let above = 0
     // Commits without a pause: the thread's PASSIVE checkpoints never catch up with the
     // writer, so the WAL never starts again by itself; the event loop's bound holds it.
     for (let written = 0; written < 5 * hardBytes; written += commitBytes) {
       await commit()
-      maxWal = Math.max(maxWal, walBytes())
+      if (walBytes() <= hardBytes) continue
+      // Past the bound after a sync, the event loop's TRUNCATE found the checkpoint lock
+      // taken: only the thread's checkpoint in flight may hold it (no reader is open). How
+      // many commits that lasts depends on the machine's speed, so it is not counted here.
+      above++
+      if (!walCheckpoints(db)?.checkpointing) aboveWithoutThread++
     }
-    // The bound, the commit that crossed it, and those made while the thread's last
-    // checkpoint held SQLite's checkpoint lock.
-    expect(maxWal).toBeLessThanOrEqual(hardBytes + 4 * commitBytes)
+    expect(aboveWithoutThread).toBe(0)
     expect(counted.checkpoint_thread + counted.event_loop).toBeGreaterThan(0)
-    expect(db.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(Math.ceil((5 * hardBytes) / commitBytes) * 8)
+    // Once the thread's last checkpoint is done, the next commit's sync brings the WAL back.
+    if (walCheckpoints(db)?.checkpointing) await nextCheckpoint()
+    await commit()
+    expect(walBytes()).toBeLessThanOrEqual(hardBytes)
+    expect(above).toBeLessThan(Math.ceil((5 * hardBytes) / commitBytes))
+    expect(db.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(
+      (Math.ceil((5 * hardBytes) / commitBytes) + 1) * 8,
+    )
   })
 
   it('starts the thread again when it died, and tells it once', async () => {

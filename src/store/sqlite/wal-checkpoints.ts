@@ -140,6 +140,11 @@ export class WalCheckpoints {
     return worker
   }
 
+  /** Whether the thread has been asked and has not answered yet: its checkpoint may hold SQLite's checkpoint lock. */
+  get checkpointing(): boolean {
+    return this.asked
+  }
+
   /** The running thread, for a test that ends it. */
   get thread(): Worker | undefined {
     return this.worker
