@@ -74,6 +74,23 @@ describe('the ranking rule: the deepest cause decides the kind, the component de
     expect(result.branches).toEqual(['TD-18', 'TD-13'])
   })
 
+  it('reads a SQLSTATE on a line no driver class or frame is on as the database’s: a read time-out there is TD-18, not TD-13', async () => {
+    // https://github.com/alibaba/druid/issues/5462: a collector's timestamp column before
+    // each line, so the Db2 driver's message goes on in a line of its own, with the codes.
+    const db2 = [
+      "2023-10-13T11:47:16+08:00\tcom.ibm.db2.jcc.am.DisconnectNonTransientConnectionException: [jcc][t4][2030][11211][4.32.28] A communication error occurred during operations on the connection's underlying socket, socket input stream, ",
+      '2023-10-13T11:47:16+08:00\tor socket output stream.  Error location: Reply.fill() - socketInputStream.read (-1).  Message: Read timed out. ERRORCODE=-4499, SQLSTATE=08001',
+      '2023-10-13T11:47:16+08:00\t\tat com.ibm.db2.jcc.am.b7.a(b7.java:338)',
+    ]
+    expect((await diagnose(db2)).primary).toEqual(['TD-18', 'probable_cause'])
+    expect((await diagnose(db2.slice(1))).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same time-out with no code on its line is nobody's in particular.
+    expect((await diagnose(['java.net.SocketTimeoutException: Read timed out'])).primary).toEqual([
+      'TD-13',
+      'probable_cause',
+    ])
+  })
+
   it('diagnoses exceptions no pattern names by their class or code: NoSuchMethodError, a Chinese ORA- message', async () => {
     expect(
       await diagnose([
