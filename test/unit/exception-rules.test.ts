@@ -259,6 +259,22 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     })
   })
 
+  it('diagnoses a host name a client library quotes as its cause’s message as a DNS failure (TD-17), probable however often', async () => {
+    // https://github.com/aws/aws-sdk-java/issues/813 (test/corpus/excerpts/aws-sdk.json): the
+    // SDK's wrapper, its UnknownHostException cause not in view.
+    const aws = [
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: mybucket.s3.us-east-2.amazonaws.com',
+      'at com.amazonaws.http.AmazonHttpClient$RequestExecutor.handleRetryableException (AmazonHttpClient.java:1175)',
+    ]
+    expect(await diagnose(aws)).toEqual({ primary: ['TD-17', 'probable_cause'], branches: ['TD-17'] })
+    // An inferred cause never corroborates: the same record three times is still probable.
+    expect((await diagnose([...aws, ...aws, ...aws])).primary).toEqual(['TD-17', 'probable_cause'])
+    // Other quoted words are read as they stand: a read time-out is TD-13, not a DNS failure.
+    expect(
+      (await diagnose(['com.amazonaws.SdkClientException: Unable to execute HTTP request: Read timed out'])).primary,
+    ).toEqual(['TD-13', 'probable_cause'])
+  })
+
   it('diagnoses the SQL Server driver’s localised connection failure without class or code as the database (TD-18), probable', async () => {
     // test/corpus/excerpts/sqlserver.json, sqlserver-dbeaver-19358-tcp-german (tuning part),
     // from https://github.com/dbeaver/dbeaver/issues/19358
