@@ -47,8 +47,11 @@ function whose(
   const order = [depth, ...indexes.filter((i) => i > depth), ...indexes.filter((i) => i < depth).reverse()]
   for (const i of order) {
     const throwable = chain[i] as ThrowableText
-    for (const name of [throwable.class ?? '', ...throwable.frames]) {
-      const component = name ? taxonomy.componentOf(name) : null
+    const components = [throwable.class ?? '', ...throwable.frames].map((name) =>
+      name ? taxonomy.componentOf(name) : null,
+    )
+    // Its codes name the database too: a SQLSTATE on a line that shows no driver class.
+    for (const component of [...components, taxonomy.componentOfCodes(throwable)]) {
       const rerouted = component ? taxonomy.reroute(component, kind) : null
       if (rerouted) return rerouted
     }

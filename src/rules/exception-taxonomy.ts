@@ -42,7 +42,7 @@ export class ExceptionTaxonomy {
   private readonly bySimpleName = new Map<string, string[]>()
   private readonly suffixNames: string[]
   private readonly ancestry = new Map<string, readonly string[]>()
-  private readonly components: Array<{ component: string; prefixes: string[]; reroutes: Record<string, string> }>
+  private readonly components: ExceptionTaxonomyFile['components']['entries']
   private readonly vendors: Array<{ vendor: Vendor; prefixes: string[] }>
   /** Message entries by the class they are for, each with its place in the file (the first that matches wins). */
   private readonly messages = new Map<string, Array<{ index: number; contains: string; meaning: string }>>()
@@ -191,6 +191,16 @@ export class ExceptionTaxonomy {
     return this.components.find((c) => c.prefixes.some((prefix) => name.startsWith(prefix)))?.component ?? null
   }
 
+  /**
+   * The component a throwable's own codes name: a SQLSTATE (ISO/IEC 9075's status of an SQL
+   * statement) or a database vendor code is only ever reported by a database, so a throwable
+   * carrying one is the database's even with no driver class or frame in view.
+   */
+  componentOfCodes(throwable: ThrowableText): string | null {
+    if (throwable.sqlState === null && throwable.vendorCode === null) return null
+    return this.components.find((c) => c.namedByCodes === true)?.component ?? null
+  }
+
   vendorOf(name: string): Vendor | null {
     return this.vendors.find((v) => v.prefixes.some((prefix) => name.startsWith(prefix)))?.vendor ?? null
   }
@@ -225,6 +235,8 @@ function checkReferences(file: ExceptionTaxonomyFile): string[] {
       meaning(`component ${entry.component}`, to)
     }
   }
+  if (file.components.entries.filter((c) => c.namedByCodes === true).length > 1)
+    problems.push('components: a SQLSTATE or vendor code can name one component only')
   for (const entry of [...file.sqlStates.entries, ...file.vendorCodes.entries, ...file.errno.entries]) {
     meaning(`code ${'code' in entry ? entry.code : entry.name}`, entry.meaning)
   }

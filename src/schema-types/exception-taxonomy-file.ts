@@ -43,6 +43,10 @@ export interface Table {
     reroutes: {
       [k: string]: Meaning
     }
+    /**
+     * A throwable that carries a SQLSTATE or a database vendor code names this component too, whatever its class (or when the line shows none): only a database reports either
+     */
+    namedByCodes?: boolean
   }[]
 }
 /**

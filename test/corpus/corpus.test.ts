@@ -87,6 +87,11 @@ describe('the corpus of public log excerpts', () => {
       expect(family.retired, family.name).toMatch(isDate)
       expect(family.reason.length, family.name).toBeGreaterThan(40)
     }
+    // A retired family was read: its wording can never measure generalisation again.
+    for (const family of families.heldOut) {
+      const again = families.retired.find((r) => r.defines === family.defines && r.value === family.value)
+      expect(again?.name, `${family.name} was retired`).toBeUndefined()
+    }
     const movedIds = new Set(moved.map((m) => m.id))
     for (const family of families.heldOut) {
       const members = corpus.filter((e) => (e[family.defines] ?? null) === family.value)
@@ -139,6 +144,12 @@ describe('the corpus of public log excerpts', () => {
         ['familyHeldOut', familyHeldOut],
       ]
       for (const [name, s] of parts) {
+        // Between retiring the read families and declaring unread ones there is no family
+        // figure: nothing is measured, so there is no floor to hold (test/corpus/README.md).
+        if (name === 'familyHeldOut' && families.heldOut.length === 0) {
+          expect(s.excerpts, 'family held-out excerpts with no family declared').toBe(0)
+          continue
+        }
         expect(s.top1, `${name} top-1`).toBeGreaterThanOrEqual(floor[name].top1)
         expect(s.category, `${name} category`).toBeGreaterThanOrEqual(floor[name].category)
       }

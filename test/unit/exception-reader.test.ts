@@ -2,6 +2,7 @@ import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { codesIn } from '../../src/text/exceptions/codes.js'
 import { word } from '../../src/text/exceptions/levels.js'
+import { hostLabel } from '../../src/text/exceptions/quoted-causes.js'
 import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
 import { retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
@@ -527,6 +528,65 @@ describe("a driver's own message printed without its class (driver-messages.ts)"
   })
 })
 
+describe("a cause a wrapper's message quotes, its own line not in view (quoted-causes.ts)", () => {
+  const unknownHost = 'java.net.UnknownHostException'
+
+  it('reads a host name alone, quoted by the AWS SDK or Feign, as the UnknownHostException the JDK throws with it', () => {
+    // test/corpus/excerpts/aws-sdk.json, aws-sdk-813-s3-unknown-host-gcp (tuning part since
+    // its family was retired), from https://github.com/aws/aws-sdk-java/issues/813.
+    const aws = read([
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: mybucket.s3.us-east-2.amazonaws.com',
+      'at com.amazonaws.http.AmazonHttpClient$RequestExecutor.handleRetryableException (AmazonHttpClient.java:1175)',
+      'at com.amazonaws.http.AmazonHttpClient$RequestExecutor.executeHelper (AmazonHttpClient.java:1121)',
+    ])
+    expect(aws.map((r) => [...chain(r), r.causes[0]?.message, r.classFromReason])).toEqual([
+      [1, null, ['com.amazonaws.SdkClientException', unknownHost], 'mybucket.s3.us-east-2.amazonaws.com', true],
+    ])
+    // https://juejin.cn/post/7599330434425651251: a service name, which Feign's message
+    // shows as its URL's host too; its first lines, before the `Caused by:` line.
+    const feign = [
+      'feign.RetryableException: knowledge-server executing POST http://knowledge-server/historyQurey/rest/insert',
+      'at feign.FeignException.errorExecuting(FeignException.java:249)',
+      'at feign.SynchronousMethodHandler.executeAndDecode(SynchronousMethodHandler.java:129)',
+    ]
+    expect(read(feign).map((r) => [chain(r), r.classFromReason])).toEqual([
+      [[1, null, ['feign.RetryableException', unknownHost]], true],
+    ])
+    // With the cause's own line in view, that line is the cause: nothing is inferred.
+    const withCause = read([
+      ...feign,
+      'at feign.SynchronousMethodHandler.invoke(SynchronousMethodHandler.java:89)',
+      'Caused by: java.net.UnknownHostException: knowledge-server',
+      'at java.net.AbstractPlainSocketImpl.connect(AbstractPlainSocketImpl.java:184)',
+    ])
+    expect(withCause.map((r) => [chain(r), r.classFromReason])).toEqual([
+      [[1, null, ['feign.RetryableException', unknownHost]], undefined],
+    ])
+  })
+
+  it('infers nothing from other quoted messages: words, an address, a bare word, a class, an unlisted wrapper', () => {
+    const lines = [
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: Read timed out',
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: 10.0.4.17',
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: null',
+      'feign.RetryableException: knowledge-server executing POST http://10.0.4.17/historyQurey/rest/insert',
+      'com.example.ClientException: Unable to execute HTTP request: mybucket.s3.us-east-2.amazonaws.com',
+    ]
+    expect(read(lines).map((r) => [r.causes.length, r.classFromReason])).toEqual(lines.map(() => [0, undefined]))
+    // A cause without a message prints its class: the reader reads that class, as printed.
+    expect(
+      read([
+        'software.amazon.awssdk.core.exception.SdkClientException: Unable to execute HTTP request: java.io.InterruptedIOException',
+      ]).map((r) => [chain(r), r.classFromReason]),
+    ).toEqual([
+      [
+        [1, null, ['software.amazon.awssdk.core.exception.SdkClientException', 'java.io.InterruptedIOException']],
+        undefined,
+      ],
+    ])
+  })
+})
+
 describe('what the reader does not read as a failure', () => {
   it('reads no exception from a JVM command line, frames or a logger name', () => {
     // https://github.com/openboxes/openboxes/issues/1412, with an OOM flag added to its listing
@@ -601,7 +661,7 @@ describe('the bounds of the reader', () => {
   })
 
   it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
-    for (const regex of [word, retry, sourcePosition, /\d/, /\r?\n$/, /\r?\n/]) {
+    for (const regex of [word, retry, sourcePosition, hostLabel, /\d/, /\r?\n$/, /\r?\n/]) {
       const flags = regex.flags.replace('g', '')
       expect({ regex: regex.source, status: (await check(regex.source, flags)).status }).toEqual({
         regex: regex.source,

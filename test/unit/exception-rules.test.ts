@@ -74,6 +74,23 @@ describe('the ranking rule: the deepest cause decides the kind, the component de
     expect(result.branches).toEqual(['TD-18', 'TD-13'])
   })
 
+  it('reads a SQLSTATE on a line no driver class or frame is on as the database’s: a read time-out there is TD-18, not TD-13', async () => {
+    // https://github.com/alibaba/druid/issues/5462: a collector's timestamp column before
+    // each line, so the Db2 driver's message goes on in a line of its own, with the codes.
+    const db2 = [
+      "2023-10-13T11:47:16+08:00\tcom.ibm.db2.jcc.am.DisconnectNonTransientConnectionException: [jcc][t4][2030][11211][4.32.28] A communication error occurred during operations on the connection's underlying socket, socket input stream, ",
+      '2023-10-13T11:47:16+08:00\tor socket output stream.  Error location: Reply.fill() - socketInputStream.read (-1).  Message: Read timed out. ERRORCODE=-4499, SQLSTATE=08001',
+      '2023-10-13T11:47:16+08:00\t\tat com.ibm.db2.jcc.am.b7.a(b7.java:338)',
+    ]
+    expect((await diagnose(db2)).primary).toEqual(['TD-18', 'probable_cause'])
+    expect((await diagnose(db2.slice(1))).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same time-out with no code on its line is nobody's in particular.
+    expect((await diagnose(['java.net.SocketTimeoutException: Read timed out'])).primary).toEqual([
+      'TD-13',
+      'probable_cause',
+    ])
+  })
+
   it('diagnoses exceptions no pattern names by their class or code: NoSuchMethodError, a Chinese ORA- message', async () => {
     expect(
       await diagnose([
@@ -240,6 +257,22 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       primary: ['TD-08', 'undetermined'],
       branches: ['TD-08'],
     })
+  })
+
+  it('diagnoses a host name a client library quotes as its cause’s message as a DNS failure (TD-17), probable however often', async () => {
+    // https://github.com/aws/aws-sdk-java/issues/813 (test/corpus/excerpts/aws-sdk.json): the
+    // SDK's wrapper, its UnknownHostException cause not in view.
+    const aws = [
+      'com.amazonaws.SdkClientException: Unable to execute HTTP request: mybucket.s3.us-east-2.amazonaws.com',
+      'at com.amazonaws.http.AmazonHttpClient$RequestExecutor.handleRetryableException (AmazonHttpClient.java:1175)',
+    ]
+    expect(await diagnose(aws)).toEqual({ primary: ['TD-17', 'probable_cause'], branches: ['TD-17'] })
+    // An inferred cause never corroborates: the same record three times is still probable.
+    expect((await diagnose([...aws, ...aws, ...aws])).primary).toEqual(['TD-17', 'probable_cause'])
+    // Other quoted words are read as they stand: a read time-out is TD-13, not a DNS failure.
+    expect(
+      (await diagnose(['com.amazonaws.SdkClientException: Unable to execute HTTP request: Read timed out'])).primary,
+    ).toEqual(['TD-13', 'probable_cause'])
   })
 
   it('diagnoses the SQL Server driver’s localised connection failure without class or code as the database (TD-18), probable', async () => {

@@ -163,6 +163,17 @@ describe('the exception taxonomy', () => {
     expect(() => loadExceptionTaxonomy(dir)).toThrow(
       'java.lang.NoClassDefFoundError: parent java.lang.LinkError is not listed',
     )
+    // Codes can name one component only: a second would make whose failure it is a matter of order.
+    writeFileSync(
+      file,
+      text.replace(
+        '"reroutes": {\n          "downstream-timeout": "dns-failure"\n        }',
+        '"reroutes": {\n          "downstream-timeout": "dns-failure"\n        },\n        "namedByCodes": true',
+      ),
+    )
+    expect(() => loadExceptionTaxonomy(dir)).toThrow(
+      'components: a SQLSTATE or vendor code can name one component only',
+    )
     rmSync(dir, { recursive: true, force: true })
   })
 })
@@ -189,6 +200,19 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
     expect(
       verdict('java.net.ConnectException: Connection refused', '\tat sun.nio.ch.Net.pollConnect(Native Method)'),
     ).toEqual(['upstream-refused', 'TD-01'])
+  })
+
+  it('reads a line whose only owner is its SQLSTATE or vendor code as the database’s (taxonomy 1.5.0)', () => {
+    // https://github.com/alibaba/druid/issues/5462: the Db2 driver's message goes on in a
+    // line of its own behind a collector's timestamp column, with its codes and no class.
+    expect(
+      verdict(
+        '2023-10-13T11:47:16+08:00\tor socket output stream.  Error location: Reply.fill() - socketInputStream.read (-1).  Message: Read timed out. ERRORCODE=-4499, SQLSTATE=08001',
+      ),
+    ).toEqual(['database-unreachable', 'TD-18'])
+    // A code decides whose, not the kind: a deadlock stays a deadlock, a time-out without a code nobody's.
+    expect(verdict('SQL Error: 1213, SQLState: 40001')).toEqual(['database-deadlock', 'TD-14'])
+    expect(verdict('java.net.SocketTimeoutException: Read timed out')).toEqual(['downstream-timeout', 'TD-13'])
   })
 
   it('reads a pool time-out as the pool (TD-09) unless a deeper cause says the database refused', () => {

@@ -7,6 +7,7 @@ import { jvmReasonAt } from './jvm-reasons.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
 import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
+import { quotedCauseOf } from './quoted-causes.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
 import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
@@ -285,7 +286,12 @@ class Reader {
     this.push({
       line: first.number,
       build: () => {
-        const [record, ...rest] = outermostFirst.map(finish) as [ThrowableText, ...ThrowableText[]]
+        // No cause in view: a wrapper that quotes its cause's message may still show it (quoted-causes.ts).
+        const quoted = outermostFirst.length === 1 ? quotedCauseOf(outermostFirst[0] as Building) : null
+        const [record, ...rest] = [...outermostFirst, ...(quoted ? [quoted] : [])].map(finish) as [
+          ThrowableText,
+          ...ThrowableText[],
+        ]
         const tail = bound(rest)
         return {
           ...record,
@@ -293,6 +299,7 @@ class Reader {
           ...this.recordAt(first, lines, head.start, last, level),
           causes: tail,
           suppressed: suppressed.map(finish),
+          ...(quoted ? { classFromReason: true as const } : {}),
         }
       },
     })

@@ -50,10 +50,12 @@ export interface ExceptionRecord extends ThrowableText {
   /** The log says the operation will be retried: the failure is not final on its own. */
   retried: boolean
   /**
-   * The class was not printed: the line holds only a message that this class alone is
-   * thrown with (`Java heap space` is an OutOfMemoryError's, jvm-reasons.ts; the SQL Server
-   * driver's `R_tcpipConnectionFailed` in any of its languages, driver-messages.ts). Such a
-   * record counts for a finding but never corroborates one: a bare message is weaker than the class.
+   * A class was not printed but inferred from a message: the line holds only a message that
+   * this class alone is thrown with (`Java heap space` is an OutOfMemoryError's,
+   * jvm-reasons.ts; the SQL Server driver's `R_tcpipConnectionFailed` in any of its
+   * languages, driver-messages.ts), or a wrapper's message quotes a cause the log does not
+   * show (a host name alone is an UnknownHostException's, quoted-causes.ts). Such a record
+   * counts for a finding but never corroborates one: a bare message is weaker than the class.
    */
   classFromReason?: true
   /** Outermost first; the last is the deepest cause the log shows. */
