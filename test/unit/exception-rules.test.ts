@@ -187,6 +187,28 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('does not confirm a wording repeated only inside another failure’s message: quoted, not thrown', async () => {
+    // https://github.com/spring-projects/spring-ai/pull/939: the Couchbase SDK's time-out
+    // lists its endpoints' last connect failures in its JSON context, over lines of their own.
+    // The log throws the time-out, which the reader does not read as a refusal: whose refusal
+    // it is (a database's, here) the lines do not say, so repetition earns nothing.
+    const refused =
+      '{"lastConnectAttemptFailure":"finishConnect(..) failed: Connection refused: localhost/127.0.0.1:8091 - Check server ports and cluster encryption setting.","state":"disconnected","circuit_breaker_state":"disabled"},'
+    const quoted = [
+      'Caused by: com.couchbase.client.core.error.UnambiguousTimeoutException: WaitUntilReady timed out in stage WAIT_FOR_CONFIG (spent PT1.001939792S in that stage) {"bucket":"example","checkedServices":',
+      '[],"desiredState":"ONLINE","remainingPingTargets":{},"services":{"mgmt":[{"last_activity_us":1006741,"state":"connected","circuit_breaker_state":"disabled","id":"0x9367b2dd",',
+      `"remote":"localhost:53016","local":"127.0.0.1:53070"},${refused}`,
+      `${refused}${refused}`,
+    ]
+    expect((await diagnose(quoted)).primary).toEqual(['TD-01', 'probable_cause'])
+    // The same words thrown, as the refusal itself on two lines, still confirm it.
+    const thrown = [
+      'io.netty.channel.AbstractChannel$AnnotatedConnectException: finishConnect(..) failed: Connection refused: localhost/127.0.0.1:8091',
+      'Caused by: java.net.ConnectException: finishConnect(..) failed: Connection refused',
+    ]
+    expect((await diagnose(thrown)).primary).toEqual(['TD-01', 'confirmed_cause'])
+  })
+
   it('does not read work rejected by a terminated executor as a saturated one (TD-10), even repeated', async () => {
     // https://github.com/flightstats/hub/issues/531
     const rejected = [
