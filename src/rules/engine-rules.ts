@@ -1,6 +1,12 @@
 import type { RuleProperties } from 'json-rules-engine'
 import type { Condition, TopCondition } from '../schema-types/builtin-rule-file.js'
-import { exceptionSignature, exceptionSignatureOf, handledOnly, recurringSignature } from './exception-conditions.js'
+import {
+  exceptionSignature,
+  exceptionSignatureOf,
+  handledOnly,
+  quotedOnly,
+  recurringSignature,
+} from './exception-conditions.js'
 import { type CatalogueRule, type CustomRule, isBuiltin, type LogMatches } from './types.js'
 
 // Catalogue rules as json-rules-engine rules (docs/design.md, "Rules"). A built-in rule is
@@ -111,8 +117,11 @@ function corroboration(rule: CatalogueRule): TopCondition {
   const patterns = rulePatterns(rule)
   const own = isBuiltin(rule) ? (rule.corroboratedBy ?? []) : []
   const shared = { condition: corroborationCondition } as unknown as Condition
-  const repeated = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition
   const { classes, meanings } = exceptionSignatureOf(rule)
+  const lines = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition
+  // Words repeated inside another failure's message are not the rule's failure repeated.
+  const quoted = quotedOnly(meanings)
+  const repeated: Condition = quoted ? { all: [lines, { not: quoted }] } : lines
   const earned: TopCondition = { any: [repeated, ...recurringSignature(classes, meanings), ...own, shared] }
   const handled = handledOnly(meanings)
   return handled ? { all: [earned, { not: handled }] } : earned

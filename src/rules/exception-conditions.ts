@@ -1,5 +1,5 @@
 import type { Condition } from '../schema-types/builtin-rule-file.js'
-import type { ExceptionFacts } from './exception-facts.js'
+import { type ExceptionFacts, throwableClass } from './exception-facts.js'
 import { type CatalogueRule, isBuiltin } from './types.js'
 
 // The conditions rules write, or are given, on the exception facts (docs/design.md,
@@ -56,6 +56,26 @@ export function recurringSignature(classes: readonly string[], meanings: readonl
 export function handledOnly(meanings: readonly string[]): Condition | null {
   if (meanings.length === 0) return null
   return { any: meanings.map((meaning) => contains('exceptionMeaningsHandled', meaning)) }
+}
+
+/**
+ * The rule's wording is only quoted (docs/design.md, "Confidence is earned"): the log threw
+ * exceptions that count and the reader read none of them as one of the rule's meanings, so
+ * the lines its patterns matched are words inside another failure's message or context (a
+ * client library the taxonomy does not know listing its past connect attempts), not the
+ * failure the log reports. Their repetition then corroborates nothing. Null for a rule
+ * without meanings: the reader says nothing of it.
+ */
+export function quotedOnly(meanings: readonly string[]): Condition | null {
+  if (meanings.length === 0) return null
+  return {
+    all: [
+      contains('exceptionClasses', throwableClass),
+      ...meanings.map(
+        (meaning): Condition => ({ fact: 'exceptionMeanings', operator: 'doesNotContain', value: meaning }),
+      ),
+    ],
+  }
 }
 
 /** The exception classes and meanings a rule tests. */

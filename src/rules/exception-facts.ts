@@ -82,6 +82,9 @@ export const counts = (record: ExceptionRecord) =>
 const corroborates = (record: ExceptionRecord) =>
   counts(record) && record.class !== null && record.classFromReason !== true
 
+/** The root of every class a log prints as a throwable, in `exceptionClasses` whenever one counts. */
+export const throwableClass = 'java.lang.Throwable'
+
 /** The facts rules test, by engine fact name. Every list is sorted and holds each value once. */
 export interface ExceptionFacts {
   /** Verdicts of the records that count. */
@@ -92,7 +95,7 @@ export interface ExceptionFacts {
   exceptionMeaningsHandled: string[]
   /** The branches the verdicts that count support. */
   exceptionBranches: string[]
-  /** Every class of the chains of the records that count, and their ancestors. */
+  /** Every class of the chains of the records that count, and their ancestors (java.lang.Throwable among them). */
   exceptionClasses: string[]
   /** The classes (with ancestors) of at least two corroborating records on different lines. */
   exceptionClassesRecurring: string[]
@@ -147,7 +150,10 @@ export function summarizeExceptions(
     if (verdict) meanings.add(verdict.meaning, record.line)
     if (verdict && corroborates(record)) corroborating.add(verdict.meaning, record.line)
     for (const throwable of [record, ...record.causes]) {
-      for (const name of throwable.class ? taxonomy.ancestors(throwable.class) : []) {
+      // Every throwable is a java.lang.Throwable (taxonomy.isA), listed or not: the fact says
+      // the log threw something, which a repeated wording is then measured against.
+      const ancestors = throwable.class ? [...taxonomy.ancestors(throwable.class), throwableClass] : []
+      for (const name of ancestors) {
         classes.add(name, record.line)
         if (corroborates(record)) corroboratingClasses.add(name, record.line)
       }

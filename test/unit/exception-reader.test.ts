@@ -600,6 +600,19 @@ describe('what the reader does not read as a failure', () => {
     ).toEqual([])
   })
 
+  it('reads a SOAP stack’s `…Fault` as a throwable, and no `default:` or unqualified Fault', () => {
+    // https://github.com/OxalisCommunity/Oxalis-AS4/issues/90 (CXF), and words that are no throwable.
+    const records = read([
+      'org.apache.cxf.binding.soap.SoapFault: Connection timed out (Connection timed out)',
+      'at org.apache.cxf.binding.soap.saaj.SAAJOutInterceptor$SAAJOutEndingInterceptor.handleMessage(SAAJOutInterceptor.java:221)',
+      '2026-11-24 10:00:00 INFO c.e.Config - default: 30s',
+      '2026-11-24 10:00:01 INFO c.e.Soap - SoapFault: none',
+    ])
+    expect(records.map((r) => [r.line, r.class, r.message, r.errno])).toEqual([
+      [1, 'org.apache.cxf.binding.soap.SoapFault', 'Connection timed out (Connection timed out)', 'ETIMEDOUT'],
+    ])
+  })
+
   it('notes the level a handled exception was logged at, from its line or the line that owns its trace', () => {
     const records = read([
       '2026-11-22 05:00:01 DEBUG o.a.c.c.C.[.[.[/].[dispatcherServlet] - Handled: java.net.ConnectException: Connection refused',

@@ -187,6 +187,28 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('does not confirm a wording repeated only inside another failure’s message: quoted, not thrown', async () => {
+    // https://github.com/spring-projects/spring-ai/pull/939: the Couchbase SDK's time-out
+    // lists its endpoints' last connect failures in its JSON context, over lines of their own.
+    // The log throws the time-out, which the reader does not read as a refusal: whose refusal
+    // it is (a database's, here) the lines do not say, so repetition earns nothing.
+    const refused =
+      '{"lastConnectAttemptFailure":"finishConnect(..) failed: Connection refused: localhost/127.0.0.1:8091 - Check server ports and cluster encryption setting.","state":"disconnected","circuit_breaker_state":"disabled"},'
+    const quoted = [
+      'Caused by: com.couchbase.client.core.error.UnambiguousTimeoutException: WaitUntilReady timed out in stage WAIT_FOR_CONFIG (spent PT1.001939792S in that stage) {"bucket":"example","checkedServices":',
+      '[],"desiredState":"ONLINE","remainingPingTargets":{},"services":{"mgmt":[{"last_activity_us":1006741,"state":"connected","circuit_breaker_state":"disabled","id":"0x9367b2dd",',
+      `"remote":"localhost:53016","local":"127.0.0.1:53070"},${refused}`,
+      `${refused}${refused}`,
+    ]
+    expect((await diagnose(quoted)).primary).toEqual(['TD-01', 'probable_cause'])
+    // The same words thrown, as the refusal itself on two lines, still confirm it.
+    const thrown = [
+      'io.netty.channel.AbstractChannel$AnnotatedConnectException: finishConnect(..) failed: Connection refused: localhost/127.0.0.1:8091',
+      'Caused by: java.net.ConnectException: finishConnect(..) failed: Connection refused',
+    ]
+    expect((await diagnose(thrown)).primary).toEqual(['TD-01', 'confirmed_cause'])
+  })
+
   it('does not read work rejected by a terminated executor as a saturated one (TD-10), even repeated', async () => {
     // https://github.com/flightstats/hub/issues/531
     const rejected = [
@@ -315,6 +337,47 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
       fromText.matches.map((m) => [m.rule.branch, m.classification, m.logMatch?.line]),
     )
     expect(excerptOfText(text).text).toBe(text)
+  })
+})
+
+describe('kinds the families retired in the second round showed (taxonomy 1.6.0, the reader)', () => {
+  it('reads the Neo4j driver’s ServiceUnavailableException as the database unreachable (TD-18), as its component', async () => {
+    // https://github.com/neo4j/neo4j-jdbc/issues/225 (test/corpus/excerpts/neo4j.json)
+    const neo4j = [
+      'Exception in thread "main" org.neo4j.driver.exceptions.ServiceUnavailableException: Unable to connect to example.com:7687, ensure the database is running and that there is a working network connection to it.',
+      '\tat org.neo4j.driver.internal.util.Futures.blockingGet(Futures.java:143)',
+    ]
+    expect(await diagnose(neo4j)).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+    // A refusal under the driver's frames is the database's, not an upstream's (Ranking).
+    const refused = [
+      'org.neo4j.driver.exceptions.ServiceUnavailableException: Unable to connect to localhost:7687, ensure the database is running and that there is a working network connection to it.',
+      '\tat org.neo4j.driver.internal.util.Futures.blockingGet(Futures.java:143)',
+      'Caused by: io.netty.channel.AbstractChannel$AnnotatedConnectException: Connection refused: localhost/127.0.0.1:7687',
+      'Caused by: java.net.ConnectException: Connection refused',
+      '\tat org.neo4j.driver.internal.async.connection.ChannelConnectedListener.operationComplete(ChannelConnectedListener.java:62)',
+    ]
+    expect((await diagnose(refused)).primary[0]).toBe('TD-18')
+  })
+
+  it('reads the JDK’s own `Connect timed out` (JDK 13+) as a time-out (TD-13), whatever client quotes it', async () => {
+    // https://github.com/apache/ignite/issues/11268 (test/corpus/excerpts/ignite.json): the
+    // thin client's own exception carries NioSocketImpl's message.
+    const ignite = [
+      'Starting Ignite thin client',
+      'Exception in thread "main" org.apache.ignite.client.ClientConnectionException: Connect timed out',
+      '\tat org.apache.ignite.internal.client.thin.io.gridnioserver.GridNioClientConnectionMultiplexer.open(GridNioClientConnectionMultiplexer.java:197)',
+    ]
+    expect(await diagnose(ignite)).toEqual({ primary: ['TD-13', 'probable_cause'], branches: ['TD-13'] })
+  })
+
+  it('reads a SOAP stack’s Fault as a throwable: CXF’s SoapFault quoting ETIMEDOUT is a time-out (TD-13)', async () => {
+    // https://github.com/OxalisCommunity/Oxalis-AS4/issues/90 (test/corpus/excerpts/cxf.json)
+    const cxf = [
+      '2020-02-14 12:38:23,706 WARN [org.apache.cxf.phase.PhaseInterceptorChain] Interceptor for {oxalis.difi.no/}outbound-service#{http://cxf.apache.org/jaxws/dispatch}Invoke has thrown exception, unwinding now',
+      'org.apache.cxf.binding.soap.SoapFault: Connection timed out (Connection timed out)',
+      'at org.apache.cxf.binding.soap.saaj.SAAJOutInterceptor$SAAJOutEndingInterceptor.handleMessage(SAAJOutInterceptor.java:221)',
+    ]
+    expect(await diagnose(cxf)).toEqual({ primary: ['TD-13', 'probable_cause'], branches: ['TD-13'] })
   })
 })
 

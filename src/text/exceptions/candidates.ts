@@ -11,6 +11,8 @@ export const candidateWords: readonly string[] = [
   'exception',
   'error',
   'throwable',
+  // A SOAP stack's `…Fault: message` (throwable-names.ts); `fault` alone is in every `default`.
+  'fault: ',
   'caused by: ',
   'sqlstate',
   'sql state',

@@ -8,7 +8,10 @@ export interface ClassAt {
   end: number
 }
 
-const suffixes = ['Exception', 'Error', 'Throwable'] as const
+// SOAP stacks name their throwables `…Fault`: CXF's `Fault` and `SoapFault`
+// (https://cxf.apache.org/javadoc/latest/org/apache/cxf/interceptor/Fault.html), Axis2's
+// `AxisFault` (https://axis.apache.org/axis2/java/core/api/org/apache/axis2/AxisFault.html).
+const suffixes = ['Exception', 'Error', 'Throwable', 'Fault'] as const
 /** At most this many suffix occurrences are looked at on one line. */
 const maxTries = 16
 
