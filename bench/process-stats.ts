@@ -26,3 +26,41 @@ export function residentMiB(pid: number | undefined): { rss: number; peak: numbe
 /** The resident set beside its target, as the benchmarks print it. */
 export const rssBesideTarget = ({ rss, peak }: { rss: number; peak: number }) =>
   `${rss.toFixed(0)} MiB (peak ${peak.toFixed(0)} MiB; target <= 150 MB = ${rssTargetMiB.toFixed(0)} MiB: ${rss <= rssTargetMiB ? 'met' : 'not met'})`
+
+/** One sample's value on the service's /metrics (the first series of that name), NaN when absent. */
+export async function scrapeMetric(url: string, name: string): Promise<number> {
+  const { request } = await import('node:https')
+  const text = await new Promise<string>((resolve, reject) => {
+    request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve(body))
+    })
+      .on('error', reject)
+      .end()
+  })
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+}
+
+/**
+ * The resident set once the service has retired its analysis threads, idle
+ * (DIAG_ANALYSIS_IDLE_SECONDS, docs/operations.md "Memory"): the positive signal is
+ * `diagnostic_analysis_threads` at 0, which the service sets once the threads have exited.
+ * Null when retirement is off or did not come within the period and a minute more.
+ */
+export async function residentAfterRetirement(
+  url: string,
+  pid: number | undefined,
+): Promise<{ rss: number; peak: number; waitedSeconds: number } | null> {
+  const idleSeconds = Number(process.env.DIAG_ANALYSIS_IDLE_SECONDS ?? 60)
+  if (idleSeconds === 0) return null
+  const started = performance.now()
+  const deadline = started + (idleSeconds + 60) * 1000
+  while ((await scrapeMetric(url, 'diagnostic_analysis_threads')) !== 0) {
+    if (performance.now() > deadline) return null
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { ...residentMiB(pid), waitedSeconds: (performance.now() - started) / 1000 }
+}
