@@ -27,10 +27,10 @@ export function residentMiB(pid: number | undefined): { rss: number; peak: numbe
 export const rssBesideTarget = ({ rss, peak }: { rss: number; peak: number }) =>
   `${rss.toFixed(0)} MiB (peak ${peak.toFixed(0)} MiB; target <= 150 MB = ${rssTargetMiB.toFixed(0)} MiB: ${rss <= rssTargetMiB ? 'met' : 'not met'})`
 
-/** One sample's value on the service's /metrics (the first series of that name), NaN when absent. */
-export async function scrapeMetric(url: string, name: string): Promise<number> {
+/** The service's /metrics, as text. */
+async function scrape(url: string): Promise<string> {
   const { request } = await import('node:https')
-  const text = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
       let body = ''
       res.on('data', (chunk) => {
@@ -41,21 +41,37 @@ export async function scrapeMetric(url: string, name: string): Promise<number> {
       .on('error', reject)
       .end()
   })
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+}
+
+/** One series' value in a scrape (`name` or `name{label="value"}`), NaN when absent. */
+const sample = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+
+/** One sample's value on the service's /metrics (the first series of that name), NaN when absent. */
+export async function scrapeMetric(url: string, name: string): Promise<number> {
+  return sample(await scrape(url), name)
+}
+
+/** The main isolate's heap by space (committed) and its external memory, as prom-client reports them. */
+export async function mainIsolateLine(url: string): Promise<string> {
+  const text = await scrape(url)
+  const mib = (series: string) => (sample(text, series) / 2 ** 20).toFixed(1)
+  const space = (name: string) => `${name} ${mib(`nodejs_heap_space_size_total_bytes{space="${name}"}`)}`
+  return `main isolate: heap ${mib('nodejs_heap_size_total_bytes')} MiB (${['old', 'new', 'code', 'large_object'].map(space).join(', ')}), external ${mib('nodejs_external_memory_bytes')} MiB`
 }
 
 /**
  * The resident set once the service has retired its analysis threads, idle
  * (DIAG_ANALYSIS_IDLE_SECONDS, docs/operations.md "Memory"): the positive signal is
  * `diagnostic_analysis_threads` at 0, which the service sets once the threads have exited.
- * Null when retirement is off or did not come within the period and a minute more.
+ * Null when retirement is off (or there are no threads) or did not come within the period and a minute more.
  */
 export async function residentAfterRetirement(
   url: string,
   pid: number | undefined,
 ): Promise<{ rss: number; peak: number; waitedSeconds: number } | null> {
   const idleSeconds = Number(process.env.DIAG_ANALYSIS_IDLE_SECONDS ?? 60)
-  if (idleSeconds === 0) return null
+  if (idleSeconds === 0 || process.env.DIAG_ANALYSIS_THREADS === '0') return null
   const started = performance.now()
   const deadline = started + (idleSeconds + 60) * 1000
   while ((await scrapeMetric(url, 'diagnostic_analysis_threads')) !== 0) {
