@@ -8,7 +8,7 @@ import autocannon from 'autocannon'
 import { packageRoot } from '../src/paths.js'
 import {
   cpuSeconds,
-  mainIsolateLine,
+  memorySplitLine,
   residentAfterRetirement,
   residentMiB,
   rssBesideTarget,
@@ -215,14 +215,14 @@ async function main() {
       `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,
     )
     process.stdout.write(`service RSS after ingest ${rssBesideTarget(residentMiB(service.child.pid))}\n`)
-    process.stdout.write(`  ${await mainIsolateLine(service.url)}\n`)
+    process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
     const retired = await residentAfterRetirement(service.url, service.child.pid)
     process.stdout.write(
       retired
         ? `service RSS, analysis threads retired ${rssBesideTarget(retired)} (signal after ${retired.waitedSeconds.toFixed(1)} s more)\n`
         : 'service RSS, analysis threads retired: no signal (DIAG_ANALYSIS_IDLE_SECONDS=0, or not within the period)\n',
     )
-    if (retired) process.stdout.write(`  ${await mainIsolateLine(service.url)}\n`)
+    if (retired) process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
   } finally {
     for (const child of children) child.kill('SIGTERM')
     rmSync(work, { recursive: true, force: true })

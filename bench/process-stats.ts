@@ -52,12 +52,19 @@ export async function scrapeMetric(url: string, name: string): Promise<number> {
   return sample(await scrape(url), name)
 }
 
-/** The main isolate's heap by space (committed) and its external memory, as prom-client reports them. */
-export async function mainIsolateLine(url: string): Promise<string> {
+/**
+ * The kernel's split of the resident set, and the main isolate's heap by space (committed,
+ * and used) and external memory as prom-client reports them: what a retirement gave back, and what not.
+ */
+export async function memorySplitLine(url: string, pid: number | undefined): Promise<string> {
   const text = await scrape(url)
-  const mib = (series: string) => (sample(text, series) / 2 ** 20).toFixed(1)
-  const space = (name: string) => `${name} ${mib(`nodejs_heap_space_size_total_bytes{space="${name}"}`)}`
-  return `main isolate: heap ${mib('nodejs_heap_size_total_bytes')} MiB (${['old', 'new', 'code', 'large_object'].map(space).join(', ')}), external ${mib('nodejs_external_memory_bytes')} MiB`
+  const { RssAnon, RssFile } = kernelMemory(pid)
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
+  const series = (name: string) => mib(sample(text, name))
+  const space = (name: string) =>
+    `${name} ${series(`nodejs_heap_space_size_total_bytes{space="${name}"}`)} (used ${series(`nodejs_heap_space_size_used_bytes{space="${name}"}`)})`
+  const spaces = ['old', 'new', 'code', 'large_object'].map(space).join(', ')
+  return `anonymous ${mib(RssAnon)} MiB, files ${mib(RssFile)}; main isolate: heap ${series('nodejs_heap_size_total_bytes')} (${spaces}), external ${series('nodejs_external_memory_bytes')}`
 }
 
 /**

@@ -16,7 +16,7 @@ import { lastLinesFolded } from '../src/text/frame-folding.js'
 import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
 import { analysisStages } from './analysis-stages.js'
 import { memoryLines, probedThreads } from './memory-breakdown.js'
-import { cpuSeconds, mainIsolateLine, residentAfterRetirement, residentMiB, rssBesideTarget } from './process-stats.js'
+import { cpuSeconds, memorySplitLine, residentAfterRetirement, residentMiB, rssBesideTarget } from './process-stats.js'
 import { profileStages, stageLines, threadCpu, threadCpuLines } from './profile-stages.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
@@ -422,7 +422,7 @@ async function main() {
     clearInterval(walWatch)
     const checkpointsAfter = await checkpoints()
     const afterStorm = residentMiB(child.pid)
-    const isolateAfterStorm = await mainIsolateLine(url)
+    const isolateAfterStorm = await memorySplitLine(url, child.pid)
     // The probe writes four times a second: its last figures are of the service idle after the storm.
     if (profiling) await new Promise((resolve) => setTimeout(resolve, 600))
     const memory = profiling ? memoryLines(child.pid as number, memoryDir) : []
@@ -494,7 +494,7 @@ async function main() {
       out(
         `service RSS idle      ${rssBesideTarget(retired)} analysis threads retired (signal ${retired.waitedSeconds.toFixed(1)} s after the report lines)`,
       )
-      out(`                      ${await mainIsolateLine(url)}`)
+      out(`                      ${await memorySplitLine(url, child.pid)}`)
       const restarted = await storm(warmup + alerts, restartAlerts)
       out(
         `threads restarted     service CPU / event ${perEvent(restarted.serviceCpu, restartAlerts)} ms (first ${restartAlerts} alerts after retirement; warm ${perEvent(warm.serviceCpu, alerts)} ms)`,

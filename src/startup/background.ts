@@ -91,7 +91,10 @@ export function createBackground(
       idleMs: config.analysisIdleMs,
       onThreads: (running) => metrics.analysisThreads.set(running),
       // Idle for the period: one full collection of the main isolate as well.
-      onRetired: () => analysisLog.info({ collected: collectGarbage() }, 'idle: analysis threads retired'),
+      onRetired: () => {
+        const collectedMs = collectGarbage()
+        analysisLog.info({ collected: collectedMs !== null, collectedMs }, 'idle: analysis threads retired')
+      },
     },
   )
   // A committed rule goes to every live engine (docs/design.md, "Rules").

@@ -61,6 +61,7 @@ describe('the start script', () => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     expect(retired()?.collected).toBe(true)
+    expect(retired()?.collectedMs).toEqual(expect.any(Number))
     const metrics = (await request(`${url}/metrics`, { ca })).text
     expect(metrics).toMatch(/^diagnostic_analysis_threads 0$/m)
   })

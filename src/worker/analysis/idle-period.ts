@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+
 /** The clock and timer of an idle period, injectable so that the tests count instead of waiting. */
 export interface IdleTimers {
   now(): number
@@ -63,12 +65,22 @@ export class IdlePeriod {
 }
 
 /**
- * One full collection of this isolate, where Node runs with --expose-gc (bin/diagnostic-service);
- * false without it. Called once an idle period has passed, never on a busy path: the buffers the
- * last events left dead in the old space (their 512 KiB excerpts) wait for it otherwise.
+ * One full collection of this isolate, compacting, where Node runs with --expose-gc
+ * (bin/diagnostic-service): its milliseconds, or null without it. Called once an idle
+ * period has passed, never on a busy path: the buffers the last events left dead (their
+ * 512 KiB excerpts) wait for it otherwise, and without compaction the old space keeps its
+ * half-empty pages (docs/performance.md, "Idle analysis threads retired"). V8 reads the
+ * compaction flag when the collection starts; it is set for this one collection only.
  */
-export function collectGarbage(): boolean {
+export function collectGarbage(): number | null {
   const gc = (globalThis as { gc?: () => void }).gc
-  gc?.()
-  return gc !== undefined
+  if (!gc) return null
+  const started = performance.now()
+  setFlagsFromString('--compact-on-every-full-gc')
+  try {
+    gc()
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc')
+  }
+  return performance.now() - started
 }
