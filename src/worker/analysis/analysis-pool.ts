@@ -88,6 +88,10 @@ const depth = 2
  * task alone, from when its thread begins it; a thread stopped at the bound, or that dies,
  * fails the task it ran (the queue retries a dead thread's event) and its next task goes
  * back to the head of the waiting ones.
+ *
+ * Idle for `idle.idleMs`, the pool stops all its threads (IdleRetirement); the next task
+ * starts them again, each from the custom rules registered by then (`customRules`), so a
+ * rule registered while none ran is in their engines.
  */
 export class AnalysisPool implements Analysis {
   private readonly threads: Thread[] = []
