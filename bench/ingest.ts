@@ -6,7 +6,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { packageRoot } from '../src/paths.js'
-import { cpuSeconds, residentMiB, rssBesideTarget } from './process-stats.js'
+import {
+  cpuSeconds,
+  memorySplitLine,
+  residentAfterRetirement,
+  residentMiB,
+  rssBesideTarget,
+  scrapeMetric,
+} from './process-stats.js'
 import { startBareServer, startBenchService } from './service-process.js'
 import { measureCommitFloor } from './sqlite-floor.js'
 
@@ -113,22 +120,6 @@ function combine(name: string, slices: PhaseResult[]): PhaseResult {
   }
 }
 
-async function scrapeCounter(url: string, name: string): Promise<number> {
-  const { request } = await import('node:https')
-  const text = await new Promise<string>((resolve, reject) => {
-    request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
-      let body = ''
-      res.on('data', (chunk) => {
-        body += chunk
-      })
-      res.on('end', () => resolve(body))
-    })
-      .on('error', reject)
-      .end()
-  })
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
-}
-
 async function main() {
   mkdirSync(join(packageRoot, '.bench'), { recursive: true })
   const work = mkdtempSync(join(packageRoot, '.bench', 'ingest-'))
@@ -194,12 +185,12 @@ async function main() {
     // phase runs in slices, each right after its own floor measurement.
     const floors: number[] = []
     const slices: PhaseResult[] = []
-    const commitsBefore = await scrapeCounter(serviceUrl, 'diagnostic_ingest_commits_total')
+    const commitsBefore = await scrapeMetric(serviceUrl, 'diagnostic_ingest_commits_total')
     for (let round = 0; round < 3; round++) {
       floors.push(measureCommitFloor(work, 1.5))
       slices.push(await load('distinct', serviceUrl, service.child.pid, distinct, Math.max(1, Math.round(seconds / 3))))
     }
-    const commits = (await scrapeCounter(serviceUrl, 'diagnostic_ingest_commits_total')) - commitsBefore
+    const commits = (await scrapeMetric(serviceUrl, 'diagnostic_ingest_commits_total')) - commitsBefore
     const floor = floors.reduce((a, b) => a + b, 0) / floors.length
     const distinctPath = combine('service, distinct alerts (worker paused)', slices)
     const distinctSeconds = slices.length * Math.max(1, Math.round(seconds / 3))
@@ -224,6 +215,14 @@ async function main() {
       `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,
     )
     process.stdout.write(`service RSS after ingest ${rssBesideTarget(residentMiB(service.child.pid))}\n`)
+    process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
+    const retired = await residentAfterRetirement(service.url, service.child.pid)
+    process.stdout.write(
+      retired
+        ? `service RSS, analysis threads retired ${rssBesideTarget(retired)} (signal after ${retired.waitedSeconds.toFixed(1)} s more)\n`
+        : 'service RSS, analysis threads retired: no signal (DIAG_ANALYSIS_IDLE_SECONDS=0, or not within the period)\n',
+    )
+    if (retired) process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
   } finally {
     for (const child of children) child.kill('SIGTERM')
     rmSync(work, { recursive: true, force: true })

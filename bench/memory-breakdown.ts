@@ -1,7 +1,7 @@
 // Where the service's RSS goes (docs/performance.md, "Where one event's time and memory go"):
 // the kernel's split of the resident set (/proc/<pid>/status) beside what each thread's V8
 // isolate says it holds (written by memory-probe.cts, preloaded with `BENCH_PROFILE=1`).
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { kernelMemory } from './process-stats.js'
 
@@ -35,7 +35,8 @@ export function memoryLines(pid: number, probeDir: string): string[] {
   ]
   let heaps = 0
   let external = 0
-  for (const snapshot of snapshots(probeDir)) {
+  // A retired analysis thread's last file stays: only threads still in the process count.
+  for (const snapshot of snapshots(probeDir).filter(({ tid }) => existsSync(`/proc/${pid}/task/${tid}`))) {
     heaps += snapshot.physicalBytes
     external += snapshot.usage.external
     const spaces = Object.entries(snapshot.spaces)

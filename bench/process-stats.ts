@@ -26,3 +26,64 @@ export function residentMiB(pid: number | undefined): { rss: number; peak: numbe
 /** The resident set beside its target, as the benchmarks print it. */
 export const rssBesideTarget = ({ rss, peak }: { rss: number; peak: number }) =>
   `${rss.toFixed(0)} MiB (peak ${peak.toFixed(0)} MiB; target <= 150 MB = ${rssTargetMiB.toFixed(0)} MiB: ${rss <= rssTargetMiB ? 'met' : 'not met'})`
+
+/** The service's /metrics, as text. */
+async function scrape(url: string): Promise<string> {
+  const { request } = await import('node:https')
+  return new Promise<string>((resolve, reject) => {
+    request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve(body))
+    })
+      .on('error', reject)
+      .end()
+  })
+}
+
+/** One series' value in a scrape (`name` or `name{label="value"}`), NaN when absent. */
+const sample = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+
+/** One sample's value on the service's /metrics (the first series of that name), NaN when absent. */
+export async function scrapeMetric(url: string, name: string): Promise<number> {
+  return sample(await scrape(url), name)
+}
+
+/**
+ * The kernel's split of the resident set, and the main isolate's heap by space (committed,
+ * and used) and external memory as prom-client reports them: what a retirement gave back, and what not.
+ */
+export async function memorySplitLine(url: string, pid: number | undefined): Promise<string> {
+  const text = await scrape(url)
+  const { RssAnon, RssFile } = kernelMemory(pid)
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1)
+  const series = (name: string) => mib(sample(text, name))
+  const space = (name: string) =>
+    `${name} ${series(`nodejs_heap_space_size_total_bytes{space="${name}"}`)} (used ${series(`nodejs_heap_space_size_used_bytes{space="${name}"}`)})`
+  const spaces = ['old', 'new', 'code', 'large_object'].map(space).join(', ')
+  return `anonymous ${mib(RssAnon)} MiB, files ${mib(RssFile)}; main isolate: heap ${series('nodejs_heap_size_total_bytes')} (${spaces}), external ${series('nodejs_external_memory_bytes')}`
+}
+
+/**
+ * The resident set once the service has retired its analysis threads, idle
+ * (DIAG_ANALYSIS_IDLE_SECONDS, docs/operations.md "Memory"): the positive signal is
+ * `diagnostic_analysis_threads` at 0, which the service sets once the threads have exited.
+ * Null when retirement is off (or there are no threads) or did not come within the period and a minute more.
+ */
+export async function residentAfterRetirement(
+  url: string,
+  pid: number | undefined,
+): Promise<{ rss: number; peak: number; waitedSeconds: number } | null> {
+  const idleSeconds = Number(process.env.DIAG_ANALYSIS_IDLE_SECONDS ?? 60)
+  if (idleSeconds === 0 || process.env.DIAG_ANALYSIS_THREADS === '0') return null
+  const started = performance.now()
+  const deadline = started + (idleSeconds + 60) * 1000
+  while ((await scrapeMetric(url, 'diagnostic_analysis_threads')) !== 0) {
+    if (performance.now() > deadline) return null
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return { ...residentMiB(pid), waitedSeconds: (performance.now() - started) / 1000 }
+}

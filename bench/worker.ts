@@ -16,7 +16,7 @@ import { lastLinesFolded } from '../src/text/frame-folding.js'
 import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
 import { analysisStages } from './analysis-stages.js'
 import { memoryLines, probedThreads } from './memory-breakdown.js'
-import { cpuSeconds, residentMiB, rssBesideTarget } from './process-stats.js'
+import { cpuSeconds, memorySplitLine, residentAfterRetirement, residentMiB, rssBesideTarget } from './process-stats.js'
 import { profileStages, stageLines, threadCpu, threadCpuLines } from './profile-stages.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
@@ -24,6 +24,8 @@ const alerts = Number(process.env.BENCH_ALERTS ?? 500)
 // compiling the hot paths (seconds of CPU on this machine), so they are sent first and
 // reported apart.
 const warmup = Number(process.env.BENCH_WARMUP ?? 100)
+/** Alerts sent after the analysis threads were retired, idle: the cost of starting them again. */
+const restartAlerts = 20
 const instances = 20
 const senders = 16
 const token = 'bench-worker-token-00001'
@@ -419,6 +421,8 @@ async function main() {
     const warm = await storm(warmup, alerts)
     clearInterval(walWatch)
     const checkpointsAfter = await checkpoints()
+    const afterStorm = residentMiB(child.pid)
+    const isolateAfterStorm = await memorySplitLine(url, child.pid)
     // The probe writes four times a second: its last figures are of the service idle after the storm.
     if (profiling) await new Promise((resolve) => setTimeout(resolve, 600))
     const memory = profiling ? memoryLines(child.pid as number, memoryDir) : []
@@ -457,7 +461,8 @@ async function main() {
       `webhook answered in   p50 ${percentile(warm.answered, 50).toFixed(1)} ms, p99 ${percentile(warm.answered, 99).toFixed(1)} ms, max ${Math.max(...warm.answered).toFixed(1)} ms (${warm.answered.length} requests, 202 or 503)`,
     )
     out(`503 queue_full        ${warm.rejected} (retried on Alertmanager's backoff)`)
-    out(`service RSS           ${rssBesideTarget(residentMiB(child.pid))}`)
+    out(`service RSS           ${rssBesideTarget(afterStorm)} right after the storm`)
+    out(`                      ${isolateAfterStorm}`)
     // docs/design.md, "Durable commits on SQLite": checkpoints on the event loop hold the webhooks.
     const ran = (site: 'thread' | 'loop') => checkpointsAfter[site] - checkpointsBefore[site]
     out(
@@ -479,6 +484,23 @@ async function main() {
       out(
         `cold start            ${(warmup / cold.seconds).toFixed(1)} events/s, service CPU / event ${perEvent(cold.serviceCpu, warmup)} ms (first ${warmup} alerts)`,
       )
+    // Idle, the service retires its analysis threads (DIAG_ANALYSIS_IDLE_SECONDS); then a few
+    // alerts start them again, cold: their CPU an event is the price of giving the memory back.
+    const retired = await residentAfterRetirement(url, child.pid)
+    // The probe writes four times a second: its next figures are of the threads retired.
+    if (profiling && retired) await new Promise((resolve) => setTimeout(resolve, 600))
+    const memoryRetired = profiling && retired ? memoryLines(child.pid as number, memoryDir) : []
+    if (retired) {
+      out(
+        `service RSS idle      ${rssBesideTarget(retired)} analysis threads retired (signal ${retired.waitedSeconds.toFixed(1)} s after the report lines)`,
+      )
+      out(`                      ${await memorySplitLine(url, child.pid)}`)
+      const restarted = await storm(warmup + alerts, restartAlerts)
+      out(
+        `threads restarted     service CPU / event ${perEvent(restarted.serviceCpu, restartAlerts)} ms (first ${restartAlerts} alerts after retirement; warm ${perEvent(warm.serviceCpu, alerts)} ms)`,
+      )
+    } else if (!profiling)
+      out('service RSS idle      analysis threads not retired (DIAG_ANALYSIS_IDLE_SECONDS=0, or no signal)')
     if (profiling) {
       out("\none event's analysis by stage, CPU time in this process while the service is idle (lowest of 3 rounds):")
       for (const line of stages) out(`  ${line}`)
@@ -487,6 +509,8 @@ async function main() {
         out(line)
       out('\nmemory of the service after the storm, idle (per isolate, from its own V8):')
       for (const line of memory) out(line)
+      if (retired) out('\nmemory of the service with its analysis threads retired, idle:')
+      for (const line of memoryRetired) out(line)
       // The profiles are written when the service exits.
       const exited = new Promise((resolve) => child?.once('exit', resolve))
       child.kill('SIGTERM')

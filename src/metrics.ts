@@ -24,6 +24,7 @@ export interface Metrics extends OperationsMetrics {
   connectionsOpen: Gauge
   connectionsMax: Gauge
   analysisTimeouts: Counter<'bound'>
+  analysisThreads: Gauge
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
   untrustedTimestamps: Counter<'field'>
@@ -216,6 +217,11 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
       'bound',
       ['cpu', 'wall'],
     ),
+    analysisThreads: new Gauge({
+      name: 'diagnostic_analysis_threads',
+      help: 'Analysis threads running; 0 once retired after DIAG_ANALYSIS_IDLE_SECONDS without an analysis, until the next event',
+      registers,
+    }),
     connectionsRefused: new Counter({
       name: 'diagnostic_connections_refused_total',
       help: 'Connections closed by a bound: total_connections, anonymous_connections, connection_rate, pipelined_requests, unread_responses, token_connections, read_connections',

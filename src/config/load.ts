@@ -47,6 +47,8 @@ export interface Config {
   /** Threads that read, redact and match logs; 0 does it on the main thread. */
   analysisThreads: number
   analysisTimeoutMs: number
+  /** Without an analysis for this long the threads are retired (0: never). */
+  analysisIdleMs: number
   leaseMs: number
   httpTimeoutMs: number
   mailMaxAttempts: number
@@ -199,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     analysisThreads: Number(value.DIAG_ANALYSIS_THREADS ?? Math.min(4, Math.max(1, availableParallelism() - 1))),
     leaseMs: Number(value.DIAG_WORKER_LEASE_MS),
     analysisTimeoutMs: Number(value.DIAG_ANALYSIS_TIMEOUT_MS),
+    analysisIdleMs: Number(value.DIAG_ANALYSIS_IDLE_SECONDS) * 1000,
     httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
     mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),
     mailRetryBaseMs: Number(value.DIAG_MAIL_RETRY_BASE_MS),

@@ -106,6 +106,9 @@ export const configSchema = {
     DIAG_ANALYSIS_THREADS: integer(0, 64, { description: 'an integer from 0 (analyse on the main thread) to 64' }),
     // The wall-clock bound on reading, redacting and matching one event's logs (threads only).
     DIAG_ANALYSIS_TIMEOUT_MS: integer(50, 600_000, { default: 10_000 }),
+    // After this long without an analysis the threads are stopped, their memory given back,
+    // and started again by the next event (docs/operations.md, "Memory"); 0: never.
+    DIAG_ANALYSIS_IDLE_SECONDS: integer(0, 86_400, { default: 60 }),
     DIAG_HTTP_TIMEOUT_MS: integer(100, 60_000, { default: 3000 }),
     DIAG_MAIL_MAX_ATTEMPTS: integer(1, 50, { default: 6 }),
     DIAG_MAIL_RETRY_BASE_MS: integer(10, 600_000, { default: 2000 }),

@@ -11,6 +11,7 @@ import { seedCustomRules } from '../rules/seed.js'
 import { Housekeeping } from '../store/housekeeping.js'
 import type { Analysis } from '../worker/analysis/analysis-pool.js'
 import { createAnalysis } from '../worker/analysis/create-analysis.js'
+import { collectGarbage } from '../worker/analysis/idle-period.js'
 import { processEvent } from '../worker/process-event.js'
 import { QueueStallMonitor } from '../worker/queue-stall.js'
 import { Worker } from '../worker/worker.js'
@@ -76,15 +77,25 @@ export function createBackground(
     },
     { purge: (now) => storage.console.purgeSessions(now) },
   )
+  const analysisLog = log.child({ component: 'analysis' })
   const analysis = createAnalysis(
     config.analysisThreads,
     () => rules.catalogue,
-    log.child({ component: 'analysis' }),
+    analysisLog,
     {
       timeoutMs: config.analysisTimeoutMs,
       onTimeout: (bound) => metrics.analysisTimeouts.inc({ bound }),
     },
     config.redaction,
+    {
+      idleMs: config.analysisIdleMs,
+      onThreads: (running) => metrics.analysisThreads.set(running),
+      // Idle for the period: one full collection of the main isolate as well.
+      onRetired: () => {
+        const collectedMs = collectGarbage()
+        analysisLog.info({ collected: collectedMs !== null, collectedMs }, 'idle: analysis threads retired')
+      },
+    },
   )
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))

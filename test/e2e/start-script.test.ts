@@ -39,6 +39,7 @@ describe('the start script', () => {
     // exec: the script's process is the service's, so a signal from systemd reaches node.
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
     expect(argv).toContain('--max-semi-space-size=8')
+    expect(argv).toContain('--expose-gc')
     expect(argv.at(-1)).toBe(join(packageRoot, 'dist', 'src', 'server.js'))
     expect(environOf(pid).MALLOC_MMAP_THRESHOLD_).toBe('131072')
     // The main isolate's young generation, as its own V8 counts it: two semi-spaces of 8 MiB at most.
@@ -46,6 +47,23 @@ describe('the start script', () => {
     const young = Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)/m.exec(metrics)?.[1])
     expect(young).toBeGreaterThan(0)
     expect(young).toBeLessThanOrEqual(16 * 1024 * 1024)
+  })
+
+  it('retires the idle analysis thread and collects the main isolate once, idle', async () => {
+    const { service, url, ca } = await started({
+      DIAG_ANALYSIS_THREADS: '1',
+      DIAG_ANALYSIS_IDLE_SECONDS: '1',
+      DIAG_LOG_LEVEL: 'info',
+    })
+    const retired = () => service.logLines().find((line) => line.msg === 'idle: analysis threads retired')
+    for (let polls = 0; !retired(); polls++) {
+      expect(polls, 'the retirement log line').toBeLessThan(600)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(retired()?.collected).toBe(true)
+    expect(retired()?.collectedMs).toEqual(expect.any(Number))
+    const metrics = (await request(`${url}/metrics`, { ca })).text
+    expect(metrics).toMatch(/^diagnostic_analysis_threads 0$/m)
   })
 
   it("keeps an operator's own glibc setting", async () => {

@@ -1,49 +1,16 @@
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { emptyEvidence, withLogText } from '../../src/evidence/empty-evidence.js'
 import { ownedExcerpt } from '../../src/evidence/log-analysis.js'
-import { packageRoot } from '../../src/paths.js'
 import type { CustomRule } from '../../src/rules/types.js'
 import { AnalysisPool, InProcessAnalysis } from '../../src/worker/analysis/analysis-pool.js'
+import { customRule, serverLog, threadScript } from '../helpers/analysis-fixtures.js'
 
-// The threads run the compiled script (test/global-setup.ts builds dist/ first).
-const threadScript = pathToFileURL(join(packageRoot, 'dist', 'src', 'worker', 'analysis', 'analysis-thread.js'))
 const log = { error: () => {} }
-
-const root = mkdtempSync(join(tmpdir(), 'diag-pool-'))
-mkdirSync(join(root, 'logs'))
-const logFile = join(root, 'logs', 'server.log')
-writeFileSync(
-  logFile,
-  [
-    '2026-11-22 05:00:00,001 INFO  [main] starting with -Djavax.net.ssl.keyStorePassword=changeit',
-    '[2026-11-22T05:00:01.001+0000][info][gc] GC(7) Pause Full (Allocation Failure) 2040M->1990M(2048M) 2345.678ms',
-    'java.lang.OutOfMemoryError: Java heap space',
-    '\tat com.example.orders.Export.render(Export.java:212)',
-    'com.example.batch.FeedJobException: step failed',
-    'tail line',
-  ].join('\n'),
-)
-
-const customRule = (id: number, pattern: string): CustomRule => ({
-  id,
-  ruleId: null,
-  branch: `CX-${id}`,
-  ruleName: `Custom${id}`,
-  category: 'general',
-  targetSource: 'local_file',
-  pattern,
-  assessment: 'A test rule.',
-  classification: 'probable_cause',
-  confidence: 'medium',
-  priority: null,
-  recommendedActions: ['None.'],
-  createdBy: 'test',
-  createdAt: new Date(0).toISOString(),
-})
+const { root, logFile } = serverLog()
 
 describe('AnalysisPool', () => {
   const pools: AnalysisPool[] = []

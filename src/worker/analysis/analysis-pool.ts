@@ -4,6 +4,7 @@ import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Diagnosis } from '../../rules/diagnosis-engine.js'
 import type { CustomRule, Evidence } from '../../rules/types.js'
 import { ThreadCpuClock } from '../../thread-cpu.js'
+import { IdlePeriod, type IdleTimers } from './idle-period.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
 import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
@@ -49,6 +50,20 @@ interface Thread {
   posted: Posted[]
 }
 
+/**
+ * Giving memory back when idle: after `idleMs` without a task (0: never) the pool retires its
+ * threads, each an isolate of about 40 MiB after a storm, and starts them again with the next
+ * task (docs/design.md, "Idle analysis threads are retired").
+ */
+export interface IdleRetirement {
+  idleMs: number
+  /** The threads running (starting or started): the pool's size, or 0 once retired and exited. */
+  onThreads?: (running: number) => void
+  /** After the retired threads exited: the pool has been idle for `idleMs`. */
+  onRetired?: () => void
+  timers?: IdleTimers
+}
+
 export const threadScript = new URL('./analysis-thread.js', import.meta.url)
 /**
  * The young generation of an analysis thread's isolate, in MiB: two 8 MiB semi-spaces, the
@@ -73,15 +88,22 @@ const depth = 2
  * task alone, from when its thread begins it; a thread stopped at the bound, or that dies,
  * fails the task it ran (the queue retries a dead thread's event) and its next task goes
  * back to the head of the waiting ones.
+ *
+ * Idle for `idle.idleMs`, the pool stops all its threads (IdleRetirement); the next task
+ * starts them again, each from the custom rules registered by then (`customRules`), so a
+ * rule registered while none ran is in their engines.
  */
 export class AnalysisPool implements Analysis {
   private readonly threads: Thread[] = []
   private readonly waiting: Job[] = []
   private nextId = 1
   private closing = false
+  private readonly idlePeriod: IdlePeriod
+  /** Threads being terminated after the idle period: close() waits for them too. */
+  private readonly retiring = new Set<Promise<unknown>>()
 
   constructor(
-    size: number,
+    private readonly size: number,
     /** The custom rules a new thread starts with: those registered so far. */
     private readonly customRules: () => readonly CustomRule[],
     private readonly log: { error(obj: object, msg: string): void },
@@ -96,8 +118,10 @@ export class AnalysisPool implements Analysis {
     private readonly backstopMs = Math.max(10 * timeoutMs, 60_000),
     /** The optional masking of personal data in logs (DIAG_REDACT_*). */
     private readonly redaction: RedactionOptions = {},
+    private readonly idle: IdleRetirement = { idleMs: 0 },
   ) {
-    for (let i = 0; i < size; i++) this.threads.push(this.spawn())
+    this.start()
+    this.idlePeriod = new IdlePeriod(idle.idleMs, () => this.retire(), idle.timers)
   }
 
   async ready(): Promise<void> {
@@ -118,14 +142,50 @@ export class AnalysisPool implements Analysis {
 
   async close(): Promise<void> {
     this.closing = true
+    this.idlePeriod.close()
     for (const job of this.waiting.splice(0)) job.reject(new Error('the analysis pool is closed'))
-    await Promise.all(this.threads.map((thread) => thread.worker.terminate()))
+    await Promise.all([...this.threads.map((thread) => thread.worker.terminate()), ...this.retiring])
+  }
+
+  /** Starts the pool's threads, each building its engine from the custom rules registered so far. */
+  private start(): void {
+    for (let i = 0; i < this.size; i++) this.threads.push(this.spawn())
+    this.idle.onThreads?.(this.threads.length)
+  }
+
+  private busy(): boolean {
+    return this.waiting.length > 0 || this.threads.some((thread) => thread.posted.length > 0)
+  }
+
+  /**
+   * After the idle period: terminates every thread; the next task starts them again (run).
+   * A thread still building its engine (at start, or a replacement) is retired a period later.
+   */
+  private retire(): boolean {
+    if (this.busy() || this.threads.length === 0) return true
+    if (this.threads.some((thread) => !thread.started && !thread.exited)) return false
+    const exits = this.threads.splice(0).map((thread) => {
+      thread.clock?.close()
+      return thread.worker.terminate()
+    })
+    const retired = Promise.all(exits)
+    this.retiring.add(retired)
+    // Counted once their isolates are gone: what a reader of the gauge waits for.
+    void retired.then(() => {
+      this.retiring.delete(retired)
+      this.idle.onThreads?.(this.threads.length)
+      if (this.threads.length === 0) this.idle.onRetired?.()
+    })
+    return true
   }
 
   private run(task: Task): Promise<LogAnalysis | Diagnosis> {
     if (this.closing) return Promise.reject(new Error('the analysis pool is closed'))
     return new Promise<LogAnalysis | Diagnosis>((resolve, reject) => {
       this.waiting.push({ task, resolve, reject })
+      this.idlePeriod.busy()
+      // Retired after an idle period: started again, with every custom rule registered since.
+      if (this.threads.length === 0) this.start()
       this.dispatch()
     })
   }
@@ -135,10 +195,10 @@ export class AnalysisPool implements Analysis {
    * thread, then a next one to each busy thread.
    */
   private dispatch(): void {
-    for (let room = 1; room <= depth; room++) {
+    for (let room = 1; room <= depth && this.waiting.length > 0; room++) {
       for (const thread of this.threads) {
-        if (this.waiting.length === 0) return
-        if (thread.started && !thread.exited && thread.posted.length < room) this.post(thread)
+        if (this.waiting.length > 0 && thread.started && !thread.exited && thread.posted.length < room)
+          this.post(thread)
       }
     }
     // Threads that could not even start are not replaced (ready() reports them): with none
@@ -146,6 +206,7 @@ export class AnalysisPool implements Analysis {
     if (this.waiting.length > 0 && this.threads.every((thread) => thread.exited)) {
       for (const job of this.waiting.splice(0)) job.reject(new Error('no analysis thread is running'))
     }
+    if (!this.busy()) this.idlePeriod.idle()
   }
 
   private post(thread: Thread): void {

@@ -1,6 +1,6 @@
 import type { RedactionOptions } from '../../evidence/redaction-options.js'
 import type { Catalogue } from '../../rules/catalogue.js'
-import { type Analysis, AnalysisPool, threadScript } from './analysis-pool.js'
+import { type Analysis, AnalysisPool, type IdleRetirement, threadScript } from './analysis-pool.js'
 import { InProcessAnalysis } from './in-process-analysis.js'
 
 /**
@@ -13,6 +13,7 @@ export function createAnalysis(
   log: { error(obj: object, msg: string): void },
   bound: { timeoutMs: number; onTimeout: (bound: 'cpu' | 'wall') => void },
   redaction: RedactionOptions = {},
+  idle: IdleRetirement = { idleMs: 0 },
 ): Analysis {
   if (threads === 0) {
     const { custom, builtins, builtinVersions } = catalogue()
@@ -28,5 +29,6 @@ export function createAnalysis(
     onTimeout,
     undefined,
     redaction,
+    idle,
   )
 }
