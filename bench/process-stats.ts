@@ -28,7 +28,7 @@ export const rssBesideTarget = ({ rss, peak }: { rss: number; peak: number }) =>
   `${rss.toFixed(0)} MiB (peak ${peak.toFixed(0)} MiB; target <= 150 MB = ${rssTargetMiB.toFixed(0)} MiB: ${rss <= rssTargetMiB ? 'met' : 'not met'})`
 
 /** The service's /metrics, as text. */
-async function scrape(url: string): Promise<string> {
+export async function scrape(url: string): Promise<string> {
   const { request } = await import('node:https')
   return new Promise<string>((resolve, reject) => {
     request(`${url}/metrics`, { rejectUnauthorized: false }, (res) => {
@@ -43,8 +43,8 @@ async function scrape(url: string): Promise<string> {
   })
 }
 
-/** One series' value in a scrape (`name` or `name{label="value"}`), NaN when absent. */
-const sample = (text: string, series: string) =>
+/** One series' value in a scrape (`name` or `name{label="value"}`), NaN when absent (an older service). */
+export const sample = (text: string, series: string) =>
   Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
 
 /** One sample's value on the service's /metrics (the first series of that name), NaN when absent. */

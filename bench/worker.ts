@@ -16,7 +16,15 @@ import { lastLinesFolded } from '../src/text/frame-folding.js'
 import { InProcessAnalysis } from '../src/worker/analysis/in-process-analysis.js'
 import { analysisStages } from './analysis-stages.js'
 import { memoryLines, probedThreads } from './memory-breakdown.js'
-import { cpuSeconds, memorySplitLine, residentAfterRetirement, residentMiB, rssBesideTarget } from './process-stats.js'
+import {
+  cpuSeconds,
+  memorySplitLine,
+  residentAfterRetirement,
+  residentMiB,
+  rssBesideTarget,
+  sample,
+  scrape,
+} from './process-stats.js'
 import { profileStages, stageLines, threadCpu, threadCpuLines } from './profile-stages.js'
 
 const alerts = Number(process.env.BENCH_ALERTS ?? 500)
@@ -147,26 +155,6 @@ function busyMs(accepted: number[], reported: number[]): number {
   }
   return busy
 }
-
-/** The service's /metrics exposition. */
-function scrape(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/metrics`, { agent }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        text += chunk
-      })
-      res.on('end', () => resolve(text))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
-
-/** What a series of the exposition reads, or undefined where the service has none (an older version). */
-const series = (exposition: string, name: string) =>
-  new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(exposition)?.[1]
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -407,8 +395,8 @@ async function main() {
     }
     const checkpoints = async () => {
       const text = await scrape(url)
-      const at = (site: string) => series(text, `diagnostic_wal_checkpoints_total{site="${site}"}`)
-      return { thread: Number(at('checkpoint_thread') ?? Number.NaN), loop: Number(at('event_loop') ?? Number.NaN) }
+      const at = (site: string) => sample(text, `diagnostic_wal_checkpoints_total{site="${site}"}`)
+      return { thread: at('checkpoint_thread'), loop: at('event_loop') }
     }
     const walFile = join(work, 'data', 'diagnostic.db-wal')
     const cold = await storm(0, warmup)
