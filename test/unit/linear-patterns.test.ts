@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { maxWaysAtAPosition, provenLinear } from '../../src/rules/linear-patterns.js'
+import { recheckOptions } from '../../src/rules/pattern-safety.js'
 
 // The proof that spares recheck (docs/design.md, "What a rule may cost") must never accept an
 // expression recheck refuses: held against recheck itself on random flat expressions.
@@ -67,7 +68,7 @@ describe('flat expressions proven linear without recheck', () => {
     await fc.assert(
       fc.asyncProperty(expression, async ({ sequences, flags }) => {
         const source = sequences.join('|')
-        const verdict = await check(source, flags, { timeout: 20_000 })
+        const verdict = await check(source, flags, recheckOptions(20_000))
         if (verdict.status === 'vulnerable') seen.refusedByRecheck++
         if (!provenLinear(source, flags)) return
         seen.proven++
