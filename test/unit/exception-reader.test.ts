@@ -565,6 +565,24 @@ describe("a cause a wrapper's message quotes, its own line not in view (quoted-c
     ])
   })
 
+  it('reads a host name alone that Spring’s RestTemplate quotes after its URL as the UnknownHostException', () => {
+    // test/corpus/excerpts/eureka.json, eureka-scn-4434-k8s-headless-peer-host-io-error (tuning
+    // part since its family was retired), from https://github.com/spring-cloud/spring-cloud-netflix/issues/4434.
+    const spring = read([
+      'org.springframework.web.client.ResourceAccessException: I/O error on POST request for "http://zksr-1.zksr-headless:8761/eureka/apps/ZOOKEEPERS%20SERVICE%20REGISTRY": zksr-1.zksr-headless',
+      '\tat org.springframework.web.client.RestTemplate.createResourceAccessException(RestTemplate.java:926)',
+    ])
+    expect(spring.map((r) => [chain(r), r.classFromReason])).toEqual([
+      [[1, null, ['org.springframework.web.client.ResourceAccessException', unknownHost]], true],
+    ])
+    // Its other causes' words are read as they stand; a message without the URL's quote, nothing.
+    const others = [
+      'org.springframework.web.client.ResourceAccessException: I/O error on GET request for "http://registry:8761/eureka/apps/": Read timed out',
+      'org.springframework.web.client.ResourceAccessException: I/O error on GET request for http://registry:8761/eureka/apps/ registry.example.com',
+    ]
+    expect(read(others).map((r) => [r.causes.length, r.classFromReason])).toEqual(others.map(() => [0, undefined]))
+  })
+
   it('infers nothing from other quoted messages: words, an address, a bare word, a class, an unlisted wrapper', () => {
     const lines = [
       'com.amazonaws.SdkClientException: Unable to execute HTTP request: Read timed out',

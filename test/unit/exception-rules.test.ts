@@ -381,6 +381,79 @@ describe('kinds the families retired in the second round showed (taxonomy 1.6.0,
   })
 })
 
+describe('kinds the families retired in the third round showed (taxonomy 1.7.0, the reader)', () => {
+  it('reads Hystrix’s failure types from its one exception: a thread pool or semaphore full (TD-10), a time-out (TD-13)', async () => {
+    // https://github.com/Netflix/Hystrix/issues/1158 (test/corpus/excerpts/hystrix.json): the
+    // message AbstractCommand builds for FailureType.REJECTED_THREAD_EXECUTION.
+    const queued = [
+      'com.netflix.hystrix.exception.HystrixRuntimeException: OfferStreamServiceClientPrimaryGroup could not be queued for execution and fallback disabled.',
+      '        at com.netflix.hystrix.AbstractCommand.handleFallbackDisabledByEmittingError(AbstractCommand.java:1052)',
+    ]
+    expect(await diagnose(queued)).toEqual({ primary: ['TD-10', 'probable_cause'], branches: ['TD-10'] })
+    // REJECTED_SEMAPHORE_EXECUTION, in the words of the same source (a semaphore bulkhead full,
+    // like Resilience4j's BulkheadFullException).
+    const semaphore = [
+      'com.netflix.hystrix.exception.HystrixRuntimeException: GetNameCommand could not acquire a semaphore for execution and no fallback available.',
+      '\tat com.netflix.hystrix.AbstractCommand$22.call(AbstractCommand.java:819)',
+    ]
+    expect((await diagnose(semaphore)).primary).toEqual(['TD-10', 'probable_cause'])
+    // https://github.com/spring-cloud/spring-cloud-netflix/issues/595 (FailureType.TIMEOUT).
+    const timedOut = [
+      'Caused by: com.netflix.hystrix.exception.HystrixRuntimeException: app1RibbonCommand timed-out and no fallback available.',
+      '\tat com.netflix.hystrix.AbstractCommand$16.call(AbstractCommand.java:807)',
+    ]
+    expect(await diagnose(timedOut)).toEqual({ primary: ['TD-13', 'probable_cause'], branches: ['TD-13'] })
+  })
+
+  it('leaves an open Hystrix circuit and a rejected fallback undetermined: neither names a cause', async () => {
+    // https://github.com/Netflix/Hystrix/issues/1977 (short-circuited), and
+    // https://github.com/Netflix/Hystrix/issues/1357 (REJECTED_SEMAPHORE_FALLBACK: the fallback's
+    // own limit, which any burst of failures fills, whatever they were).
+    for (const line of [
+      'com.netflix.hystrix.exception.HystrixRuntimeException: ProductCommand short-circuited and fallback failed.',
+      'trace=com.netflix.hystrix.exception.HystrixRuntimeException: testCommand fallback execution rejected.',
+    ]) {
+      expect(
+        (
+          await diagnose([
+            line,
+            '\tat com.netflix.hystrix.AbstractCommand.getFallbackOrThrowException(AbstractCommand.java:875)',
+          ])
+        ).primary[0],
+      ).toBe('TD-08')
+    }
+  })
+
+  it('reads Atomikos’ JDBC pool with no free connection as an exhausted pool (TD-09)', async () => {
+    // https://github.com/obiba/opal/issues/2861 (test/corpus/excerpts/atomikos.json); the message
+    // AbstractDataSourceBean throws on PoolExhaustedException.
+    const atomikos = [
+      '\t... 65 common frames omitted',
+      "Caused by: com.atomikos.jdbc.AtomikosSQLException: Connection pool exhausted - try increasing 'maxPoolSize' and/or 'borrowConnectionTimeout' on the DataSourceBean.",
+    ]
+    expect(await diagnose(atomikos)).toEqual({ primary: ['TD-09', 'probable_cause'], branches: ['TD-09'] })
+    // Later releases moved the class to `com.atomikos.jdbc.internal.`, same message.
+    const internal = atomikos.map((line) => line.replace('com.atomikos.jdbc.', 'com.atomikos.jdbc.internal.'))
+    expect((await diagnose(internal)).primary).toEqual(['TD-09', 'probable_cause'])
+  })
+
+  it('reads the ClickHouse driver as a database component: its lost or timed-out connections are the database’s (TD-18)', async () => {
+    // https://github.com/ClickHouse/clickhouse-java/issues/531 (test/corpus/excerpts/clickhouse.json)
+    const clickhouse = [
+      'ru.yandex.clickhouse.except.ClickHouseUnknownException: ClickHouse exception, code: 1002, host: xxx.xxx.xxx.xxx, port: 8123; xxx.xxx.xxx.xxx:8123 failed to respond',
+      '\tat ru.yandex.clickhouse.except.ClickHouseExceptionSpecifier.getException(ClickHouseExceptionSpecifier.java:91)',
+      'Caused by: org.apache.http.NoHttpResponseException: xxx.xxx.xxx.xxx:8123 failed to respond',
+      '\tat org.apache.http.impl.conn.DefaultHttpResponseParser.parseHead(DefaultHttpResponseParser.java:143)',
+    ]
+    expect(await diagnose(clickhouse)).toEqual({ primary: ['TD-18', 'probable_cause'], branches: ['TD-18'] })
+    // The same lost response under another HTTP client's caller stays a lost connection, not a database's.
+    const other = clickhouse.map((line) =>
+      line.replaceAll('ru.yandex.clickhouse.except.ClickHouse', 'com.example.Client'),
+    )
+    expect((await diagnose(other)).primary[0]).not.toBe('TD-18')
+  })
+})
+
 describe('wordings of the catalogue for states no exception carries (kinds the corpus showed)', () => {
   it('reads HikariCP’s statistics at a time-out with busy connections and waiters as an exhausted pool (TD-09)', async () => {
     // https://github.com/brettwooldridge/HikariCP/issues/1313

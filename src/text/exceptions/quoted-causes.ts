@@ -18,11 +18,16 @@ import type { Building } from './throwables.js'
 //   https://github.com/aws/aws-sdk-java-v2/blob/master/core/sdk-core/src/main/java/software/amazon/awssdk/core/internal/http/pipeline/stages/utils/RetryableStageHelper.java
 // - Feign, `format("%s executing %s %s", cause.getMessage(), request.httpMethod(), request.url())`,
 //   https://github.com/OpenFeign/feign/blob/master/core/src/main/java/feign/FeignException.java
+// - Spring's RestTemplate, `new ResourceAccessException("I/O error on " + method.name() +
+//   " request for \"" + url + "\": " + ex.getMessage(), ex)` (a URL holds no unescaped quote),
+//   https://github.com/spring-projects/spring-framework/blob/main/spring-web/src/main/java/org/springframework/web/client/RestTemplate.java
 
 interface QuotingWrapper {
   class: string
   /** What precedes the cause's message, and what follows it ('' for the end of the message). */
   before: string
+  /** Where the cause's message starts after `before`, when a variable part (a URL) comes first. */
+  from?: string
   after: string
 }
 
@@ -33,6 +38,12 @@ const wrappers: readonly QuotingWrapper[] = [
   { class: 'com.amazonaws.AmazonClientException', before: awsPrefix, after: '' },
   { class: 'software.amazon.awssdk.core.exception.SdkClientException', before: awsPrefix, after: '' },
   { class: 'feign.RetryableException', before: '', after: ' executing ' },
+  {
+    class: 'org.springframework.web.client.ResourceAccessException',
+    before: 'I/O error on ',
+    from: '": ',
+    after: '',
+  },
 ]
 
 /** One label of a host name (RFC 1123): letters, digits and inner hyphens, at most 63. */
@@ -59,7 +70,12 @@ function isLookedUpHost(quoted: string, message: string): boolean {
 function quotedCause(name: string, message: string): string | null {
   const wrapper = wrappers.find((w) => w.class === name)
   if (!wrapper || !message.startsWith(wrapper.before)) return null
-  const rest = message.slice(wrapper.before.length)
+  let rest = message.slice(wrapper.before.length)
+  if (wrapper.from !== undefined) {
+    const at = rest.indexOf(wrapper.from)
+    if (at === -1) return null
+    rest = rest.slice(at + wrapper.from.length)
+  }
   const end = wrapper.after === '' ? rest.length : rest.indexOf(wrapper.after)
   return end === -1 ? null : rest.slice(0, end).trim()
 }
