@@ -187,6 +187,21 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('does not confirm a failure that a retry loop’s earlier attempts showed and its last attempt did not', async () => {
+    // https://github.com/yegor256/rultor/issues/54: the first attempts read timed out, the
+    // later ones failed otherwise (`Packet corrupt`, no cause the catalogue knows). Time-outs
+    // the loop retried are handled: TD-13 is a probable cause at most, never confirmed.
+    const attempts = [
+      '117:56 INFO Opening SSH session to ubuntu@54.224.136.117:22...',
+      '117:57 WARNING attempt #1/10 failed with com.jcraft.jsch.JSchException in 1s: timeout: socket is not established',
+      '118:28 WARNING attempt #2/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      '119:29 WARNING attempt #3/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      '121:00 WARNING attempt #4/10 failed with com.jcraft.jsch.JSchException in 46ms: SSH_MSG_DISCONNECT: 2 Packet corrupt ',
+      '140:30 WARNING attempt #10/10 failed with com.jcraft.jsch.JSchException in 25ms: Packet corrupt',
+    ]
+    expect((await diagnose(attempts)).primary[1]).not.toBe('confirmed_cause')
+  })
+
   it('does not confirm a wording repeated only inside another failure’s message: quoted, not thrown', async () => {
     // https://github.com/spring-projects/spring-ai/pull/939: the Couchbase SDK's time-out
     // lists its endpoints' last connect failures in its JSON context, over lines of their own.
