@@ -669,3 +669,27 @@ describe('custom rules on exception classes and meanings (docs/api.md)', () => {
     db.close()
   })
 })
+
+describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0, the reader)', () => {
+  it('reads Cassandra’s own Thrift client and the Spark Cassandra Connector as database components: a refusal under them is the database’s (TD-18)', async () => {
+    // https://github.com/TargetHolding/pyspark-cassandra/issues/62 (test/corpus/excerpts/thrift.json):
+    // the refusal is a Cassandra node's, named by the frames of Cassandra's Thrift client
+    // (org.apache.cassandra.thrift) and of the connector; TD-01 was confirmed there, wrongly.
+    const cassandra = [
+      'Caused by: org.apache.thrift.transport.TTransportException: java.net.ConnectException: Connection refused',
+      '\tat org.apache.thrift.transport.TSocket.open(TSocket.java:185)',
+      '\tat org.apache.thrift.transport.TFramedTransport.open(TFramedTransport.java:81)',
+      '\tat org.apache.cassandra.thrift.TFramedTransportFactory.openTransport(TFramedTransportFactory.java:41)',
+      '\tat com.datastax.spark.connector.cql.DefaultConnectionFactory$.createThriftClient(CassandraConnectionFactory.scala:41)',
+      '\t... 25 more',
+      'Caused by: java.net.ConnectException: Connection refused',
+      '\tat java.net.PlainSocketImpl.socketConnect(Native Method)',
+      '\tat org.apache.thrift.transport.TSocket.open(TSocket.java:180)',
+      '\t... 29 more',
+    ]
+    expect((await diagnose(cassandra)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same Thrift refusal under another service's client stays an upstream refusal.
+    const other = cassandra.filter((line) => !line.includes('cassandra') && !line.includes('datastax'))
+    expect((await diagnose(other)).primary[0]).toBe('TD-01')
+  })
+})
