@@ -692,4 +692,18 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     const other = cassandra.filter((line) => !line.includes('cassandra') && !line.includes('datastax'))
     expect((await diagnose(other)).primary[0]).toBe('TD-01')
   })
+  it('reads spymemcached’s operation time-outs, unchecked and checked, as a time-out of the cache it calls (TD-13)', async () => {
+    // https://github.com/ragnor/simple-spring-memcached/issues/76 and
+    // https://github.com/playframework/play2-memcached/issues/28 (test/corpus/excerpts/memcached.json)
+    const unchecked = [
+      'net.spy.memcached.OperationTimeoutException: Timeout waiting for value: waited 5,000 ms. Node status: Connection Status { /10.1.0.3:11211 active: false, authed: true, last read: 750 ms ago }',
+    ]
+    expect((await diagnose(unchecked)).primary).toEqual(['TD-13', 'probable_cause'])
+    const checked = [
+      '[error] m.plugin - An error has occured while getting the value from memcached',
+      'net.spy.memcached.internal.CheckedOperationTimeoutException: Timed out waiting for operation - failing node: /127.0.0.1:11211',
+      '    at net.spy.memcached.internal.OperationFuture.get(OperationFuture.java:160) ~[spymemcached-2.9.0.jar:2.9.0]',
+    ]
+    expect((await diagnose(checked)).primary).toEqual(['TD-13', 'probable_cause'])
+  })
 })
