@@ -706,4 +706,15 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     ]
     expect((await diagnose(checked)).primary).toEqual(['TD-13', 'probable_cause'])
   })
+  it('reads IBM MQ’s MQRC_HOST_NOT_AVAILABLE (2538) as a queue manager’s host that could not be reached (TD-01)', async () => {
+    // https://github.com/ibm-messaging/mq-container/issues/391 (test/corpus/excerpts/ibm-mq.json);
+    // IBM's reason code: the client could not allocate a conversation to the queue manager's host.
+    const mq = [
+      "com.ibm.mq.MQException: JMSCMQ0001: IBM MQ call failed with compcode '2' ('MQCC_FAILED') reason '2538' ('MQRC_HOST_NOT_AVAILABLE')",
+    ]
+    expect((await diagnose(mq)).primary).toEqual(['TD-01', 'probable_cause'])
+    // Another reason code of the same call is no refusal: 2033, an empty queue.
+    const empty = [mq[0]?.replace("'2538' ('MQRC_HOST_NOT_AVAILABLE')", "'2033' ('MQRC_NO_MSG_AVAILABLE')") ?? '']
+    expect((await diagnose(empty)).primary[0]).toBe('TD-08')
+  })
 })
