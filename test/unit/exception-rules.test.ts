@@ -717,4 +717,22 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     const empty = [mq[0]?.replace("'2538' ('MQRC_HOST_NOT_AVAILABLE')", "'2033' ('MQRC_NO_MSG_AVAILABLE')") ?? '']
     expect((await diagnose(empty)).primary[0]).toBe('TD-08')
   })
+  it('reads Spring’s CannotCreateTransactionException as the database’s only when its message names a database resource', async () => {
+    // https://github.com/ibm-messaging/mq-jms-spring/issues/105 (test/corpus/excerpts/ibm-mq.json):
+    // every transaction manager throws it; JmsTransactionManager's words name a JMS transaction,
+    // and the queue manager's failure below it names no cause the catalogue knows.
+    const jms = [
+      'Exception in thread "main" org.springframework.transaction.CannotCreateTransactionException: Could not create JMS transaction',
+      '\tat org.springframework.jms.connection.JmsTransactionManager.doBegin(JmsTransactionManager.java:255)',
+      "Caused by: com.ibm.msg.client.jakarta.jms.DetailedJMSException: JMSWMQ0018: Failed to connect to queue manager 'WMQS102' with connection mode 'Client' and host name 'Client'.",
+      '\tat com.ibm.msg.client.jakarta.wmq.common.internal.Reason.reasonToException(Reason.java:595)',
+    ]
+    expect((await diagnose(jms)).primary[0]).toBe('TD-08')
+    // DataSourceTransactionManager's words, its cause cut off, stay the database's.
+    const jdbc = [
+      'org.springframework.transaction.CannotCreateTransactionException: Could not open JDBC Connection for transaction',
+      '\tat org.springframework.jdbc.datasource.DataSourceTransactionManager.doBegin(DataSourceTransactionManager.java:309)',
+    ]
+    expect((await diagnose(jdbc)).primary).toEqual(['TD-18', 'probable_cause'])
+  })
 })
