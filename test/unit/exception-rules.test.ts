@@ -735,4 +735,21 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     ]
     expect((await diagnose(jdbc)).primary).toEqual(['TD-18', 'probable_cause'])
   })
+  it('reads Paho’s reason code 32000 (REASON_CODE_CLIENT_TIMEOUT), by its code or its published words, as a broker that stopped answering (TD-13)', async () => {
+    // https://github.com/eclipse-paho/paho.mqtt.java/issues/785 (test/corpus/excerpts/paho.json)
+    const words = [
+      '2020-06-06T07:39:07.227244435Z org.eclipse.paho.client.mqttv3.MqttException: Timed out waiting for a response from the server',
+      '2020-06-06T07:39:07.227248742Z  at org.eclipse.paho.client.mqttv3.internal.ExceptionHelper.createMqttException(ExceptionHelper.java:31) ~[org.eclipse.paho.client.mqttv3-1.2.2.jar!/:na]',
+    ]
+    expect((await diagnose(words)).primary).toEqual(['TD-13', 'probable_cause'])
+    // MqttException's toString() appends the code, whatever the locale's words.
+    const code = [
+      'org.eclipse.paho.client.mqttv3.MqttException: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+    ]
+    expect((await diagnose(code)).primary).toEqual(['TD-13', 'probable_cause'])
+    // Another reason code is no time-out: 32109, the connection lost (an orderly stop among others).
+    expect((await diagnose(['org.eclipse.paho.client.mqttv3.MqttException: Connection lost (32109)'])).primary[0]).toBe(
+      'TD-08',
+    )
+  })
 })
