@@ -752,4 +752,14 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
       'TD-08',
     )
   })
+  it('reads Kafka Connect’s own ConnectException as a Connect failure, not the JDK’s refused connection (TD-01)', async () => {
+    // https://github.com/vdesabou/kafka-docker-playground/issues/1373 (test/corpus/excerpts/ibm-mq.json):
+    // org.apache.kafka.connect.errors.ConnectException is Kafka Connect's base exception, a
+    // namesake of java.net.ConnectException, not a subclass.
+    const connect = [
+      "org.apache.kafka.connect.errors.ConnectException: Failed on attempt 1 of 2147483647 to Connecting with connection 1: Failed to start new JMS session connection 1: JMSWMQ0018: Failed to connect to queue manager 'QM1' with connection mode 'Client' and host name 'ibmmq(1414)'.",
+      '        at io.confluent.connect.utils.retry.RetryPolicy.callWith(RetryPolicy.java:423)',
+    ]
+    expect((await diagnose(connect)).primary[0]).toBe('TD-08')
+  })
 })
