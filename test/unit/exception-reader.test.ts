@@ -6,7 +6,7 @@ import { word } from '../../src/text/exceptions/levels.js'
 import { hostLabel } from '../../src/text/exceptions/quoted-causes.js'
 import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
-import { retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
+import { numberedAttempt, retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
 import { excerptOfText } from '../../src/text/excerpt.js'
 
 // The exception reader (docs/design.md, "Exceptions and codes") on real excerpts of each
@@ -649,6 +649,26 @@ describe('what the reader does not read as a failure', () => {
     expect(records.map((r) => r.owner)).toEqual([null, 2, null])
   })
 
+  it('reads an attempt numbered before the last of a retry loop as retried, and the last as final', () => {
+    // https://github.com/yegor256/rultor/issues/54: jcabi-aspects' @RetryOnFailure logs
+    // `attempt #k/n failed with <class> in <time>: <message>`, and `attempt #k of n failed in
+    // <time> (<time> waiting already) with <exception>` when verbose (its Repeater.java,
+    // https://github.com/jcabi/jcabi-aspects); the last two lines are that second format.
+    const records = read([
+      '117:57 WARNING attempt #1/10 failed with com.jcraft.jsch.JSchException in 1s: timeout: socket is not established',
+      '118:28 WARNING attempt #2/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      '119:29 WARNING attempt #3/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      'WARN c.e.Client - #connect(): attempt #3 of 5 failed in 2s (4s waiting already) with java.net.ConnectException: Connection refused',
+      'WARN c.e.Client - #connect(): attempt #5 of 5 failed in 2s (9s waiting already) with java.net.ConnectException: Connection refused',
+    ])
+    expect(records.map((r) => [r.line, r.retried])).toEqual([
+      [2, true],
+      [3, true],
+      [4, true],
+      [5, false],
+    ])
+  })
+
   it('notes the line that owns a trace behind a journal prefix, and none for a line of codes alone', () => {
     // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
     // https://github.com/Staartvin/Autorank-2/issues/345
@@ -693,7 +713,7 @@ describe('the bounds of the reader', () => {
   })
 
   it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
-    for (const regex of [word, retry, sourcePosition, hostLabel, /\d/, /\r?\n$/, /\r?\n/]) {
+    for (const regex of [word, retry, numberedAttempt, sourcePosition, hostLabel, /\d/, /\r?\n$/, /\r?\n/]) {
       const flags = regex.flags.replace('g', '')
       expect({
         regex: regex.source,

@@ -187,6 +187,21 @@ describe('"confirmed" stays earned with exception facts (docs/design.md, "Confid
     expect(result.primary[1]).not.toBe('confirmed_cause')
   })
 
+  it('does not confirm a failure that a retry loop’s earlier attempts showed and its last attempt did not', async () => {
+    // https://github.com/yegor256/rultor/issues/54: the first attempts read timed out, the
+    // later ones failed otherwise (`Packet corrupt`, no cause the catalogue knows). Time-outs
+    // the loop retried are handled: TD-13 is a probable cause at most, never confirmed.
+    const attempts = [
+      '117:56 INFO Opening SSH session to ubuntu@54.224.136.117:22...',
+      '117:57 WARNING attempt #1/10 failed with com.jcraft.jsch.JSchException in 1s: timeout: socket is not established',
+      '118:28 WARNING attempt #2/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      '119:29 WARNING attempt #3/10 failed with com.jcraft.jsch.JSchException in 1s: Session.connect: java.net.SocketTimeoutException: Read timed out',
+      '121:00 WARNING attempt #4/10 failed with com.jcraft.jsch.JSchException in 46ms: SSH_MSG_DISCONNECT: 2 Packet corrupt ',
+      '140:30 WARNING attempt #10/10 failed with com.jcraft.jsch.JSchException in 25ms: Packet corrupt',
+    ]
+    expect((await diagnose(attempts)).primary[1]).not.toBe('confirmed_cause')
+  })
+
   it('does not confirm a wording repeated only inside another failure’s message: quoted, not thrown', async () => {
     // https://github.com/spring-projects/spring-ai/pull/939: the Couchbase SDK's time-out
     // lists its endpoints' last connect failures in its JSON context, over lines of their own.
@@ -652,5 +667,99 @@ describe('custom rules on exception classes and meanings (docs/api.md)', () => {
       details: [{ path: '/exceptionMeaning', message: 'class-linkag is not a meaning of the taxonomy' }],
     })
     db.close()
+  })
+})
+
+describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0, the reader)', () => {
+  it('reads Cassandra’s own Thrift client and the Spark Cassandra Connector as database components: a refusal under them is the database’s (TD-18)', async () => {
+    // https://github.com/TargetHolding/pyspark-cassandra/issues/62 (test/corpus/excerpts/thrift.json):
+    // the refusal is a Cassandra node's, named by the frames of Cassandra's Thrift client
+    // (org.apache.cassandra.thrift) and of the connector; TD-01 was confirmed there, wrongly.
+    const cassandra = [
+      'Caused by: org.apache.thrift.transport.TTransportException: java.net.ConnectException: Connection refused',
+      '\tat org.apache.thrift.transport.TSocket.open(TSocket.java:185)',
+      '\tat org.apache.thrift.transport.TFramedTransport.open(TFramedTransport.java:81)',
+      '\tat org.apache.cassandra.thrift.TFramedTransportFactory.openTransport(TFramedTransportFactory.java:41)',
+      '\tat com.datastax.spark.connector.cql.DefaultConnectionFactory$.createThriftClient(CassandraConnectionFactory.scala:41)',
+      '\t... 25 more',
+      'Caused by: java.net.ConnectException: Connection refused',
+      '\tat java.net.PlainSocketImpl.socketConnect(Native Method)',
+      '\tat org.apache.thrift.transport.TSocket.open(TSocket.java:180)',
+      '\t... 29 more',
+    ]
+    expect((await diagnose(cassandra)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same Thrift refusal under another service's client stays an upstream refusal.
+    const other = cassandra.filter((line) => !line.includes('cassandra') && !line.includes('datastax'))
+    expect((await diagnose(other)).primary[0]).toBe('TD-01')
+  })
+  it('reads spymemcached’s operation time-outs, unchecked and checked, as a time-out of the cache it calls (TD-13)', async () => {
+    // https://github.com/ragnor/simple-spring-memcached/issues/76 and
+    // https://github.com/playframework/play2-memcached/issues/28 (test/corpus/excerpts/memcached.json)
+    const unchecked = [
+      'net.spy.memcached.OperationTimeoutException: Timeout waiting for value: waited 5,000 ms. Node status: Connection Status { /10.1.0.3:11211 active: false, authed: true, last read: 750 ms ago }',
+    ]
+    expect((await diagnose(unchecked)).primary).toEqual(['TD-13', 'probable_cause'])
+    const checked = [
+      '[error] m.plugin - An error has occured while getting the value from memcached',
+      'net.spy.memcached.internal.CheckedOperationTimeoutException: Timed out waiting for operation - failing node: /127.0.0.1:11211',
+      '    at net.spy.memcached.internal.OperationFuture.get(OperationFuture.java:160) ~[spymemcached-2.9.0.jar:2.9.0]',
+    ]
+    expect((await diagnose(checked)).primary).toEqual(['TD-13', 'probable_cause'])
+  })
+  it('reads IBM MQ’s MQRC_HOST_NOT_AVAILABLE (2538) as a queue manager’s host that could not be reached (TD-01)', async () => {
+    // https://github.com/ibm-messaging/mq-container/issues/391 (test/corpus/excerpts/ibm-mq.json);
+    // IBM's reason code: the client could not allocate a conversation to the queue manager's host.
+    const mq = [
+      "com.ibm.mq.MQException: JMSCMQ0001: IBM MQ call failed with compcode '2' ('MQCC_FAILED') reason '2538' ('MQRC_HOST_NOT_AVAILABLE')",
+    ]
+    expect((await diagnose(mq)).primary).toEqual(['TD-01', 'probable_cause'])
+    // Another reason code of the same call is no refusal: 2033, an empty queue.
+    const empty = [mq[0]?.replace("'2538' ('MQRC_HOST_NOT_AVAILABLE')", "'2033' ('MQRC_NO_MSG_AVAILABLE')") ?? '']
+    expect((await diagnose(empty)).primary[0]).toBe('TD-08')
+  })
+  it('reads Spring’s CannotCreateTransactionException as the database’s only when its message names a database resource', async () => {
+    // https://github.com/ibm-messaging/mq-jms-spring/issues/105 (test/corpus/excerpts/ibm-mq.json):
+    // every transaction manager throws it; JmsTransactionManager's words name a JMS transaction,
+    // and the queue manager's failure below it names no cause the catalogue knows.
+    const jms = [
+      'Exception in thread "main" org.springframework.transaction.CannotCreateTransactionException: Could not create JMS transaction',
+      '\tat org.springframework.jms.connection.JmsTransactionManager.doBegin(JmsTransactionManager.java:255)',
+      "Caused by: com.ibm.msg.client.jakarta.jms.DetailedJMSException: JMSWMQ0018: Failed to connect to queue manager 'WMQS102' with connection mode 'Client' and host name 'Client'.",
+      '\tat com.ibm.msg.client.jakarta.wmq.common.internal.Reason.reasonToException(Reason.java:595)',
+    ]
+    expect((await diagnose(jms)).primary[0]).toBe('TD-08')
+    // DataSourceTransactionManager's words, its cause cut off, stay the database's.
+    const jdbc = [
+      'org.springframework.transaction.CannotCreateTransactionException: Could not open JDBC Connection for transaction',
+      '\tat org.springframework.jdbc.datasource.DataSourceTransactionManager.doBegin(DataSourceTransactionManager.java:309)',
+    ]
+    expect((await diagnose(jdbc)).primary).toEqual(['TD-18', 'probable_cause'])
+  })
+  it('reads Paho’s reason code 32000 (REASON_CODE_CLIENT_TIMEOUT), by its code or its published words, as a broker that stopped answering (TD-13)', async () => {
+    // https://github.com/eclipse-paho/paho.mqtt.java/issues/785 (test/corpus/excerpts/paho.json)
+    const words = [
+      '2020-06-06T07:39:07.227244435Z org.eclipse.paho.client.mqttv3.MqttException: Timed out waiting for a response from the server',
+      '2020-06-06T07:39:07.227248742Z  at org.eclipse.paho.client.mqttv3.internal.ExceptionHelper.createMqttException(ExceptionHelper.java:31) ~[org.eclipse.paho.client.mqttv3-1.2.2.jar!/:na]',
+    ]
+    expect((await diagnose(words)).primary).toEqual(['TD-13', 'probable_cause'])
+    // MqttException's toString() appends the code, whatever the locale's words.
+    const code = [
+      'org.eclipse.paho.client.mqttv3.MqttException: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+    ]
+    expect((await diagnose(code)).primary).toEqual(['TD-13', 'probable_cause'])
+    // Another reason code is no time-out: 32109, the connection lost (an orderly stop among others).
+    expect((await diagnose(['org.eclipse.paho.client.mqttv3.MqttException: Connection lost (32109)'])).primary[0]).toBe(
+      'TD-08',
+    )
+  })
+  it('reads Kafka Connect’s own ConnectException as a Connect failure, not the JDK’s refused connection (TD-01)', async () => {
+    // https://github.com/vdesabou/kafka-docker-playground/issues/1373 (test/corpus/excerpts/ibm-mq.json):
+    // org.apache.kafka.connect.errors.ConnectException is Kafka Connect's base exception, a
+    // namesake of java.net.ConnectException, not a subclass.
+    const connect = [
+      "org.apache.kafka.connect.errors.ConnectException: Failed on attempt 1 of 2147483647 to Connecting with connection 1: Failed to start new JMS session connection 1: JMSWMQ0018: Failed to connect to queue manager 'QM1' with connection mode 'Client' and host name 'ibmmq(1414)'.",
+      '        at io.confluent.connect.utils.retry.RetryPolicy.callWith(RetryPolicy.java:423)',
+    ]
+    expect((await diagnose(connect)).primary[0]).toBe('TD-08')
   })
 })

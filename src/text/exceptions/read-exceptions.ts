@@ -11,7 +11,7 @@ import { quotedCauseOf } from './quoted-causes.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
 import { type Building, bound, cut, cutMessage, deepestCodes, finish, implied } from './throwables.js'
-import { continues, isCommandLine, retry, traceLine } from './trace-lines.js'
+import { continues, earlierAttempt, isCommandLine, retry, traceLine } from './trace-lines.js'
 
 export type { ExceptionRecord } from './records.js'
 
@@ -321,15 +321,17 @@ class Reader {
     // exception line, or one behind a journal's or container's prefix).
     const ownLevel = levelOf(first.text.slice(0, column))
     const owner = before && ownLevel === null && traceLine(before.text).kind === 'other' ? before : null
-    // A retry is announced on the line that logs the failure, or on the line that owns its trace.
+    // A retry is announced on the line that logs the failure, or on the line that owns its trace;
+    // an attempt's number only on its own line (the line above may be the attempt before).
     const around = [first.text, before?.text ?? ''].map((t) => t.slice(0, readerBounds.lineChars))
+    const own = [first.text, owner?.text ?? ''].map((t) => t.slice(0, readerBounds.lineChars))
     return {
       line: first.number,
       end: last.number,
       owner: owner?.number ?? null,
       text: cut(first.text, readerBounds.lineChars),
       level: level ?? ownLevel ?? (owner ? levelOf(owner.text) : null),
-      retried: around.some((t) => retry.test(t)),
+      retried: around.some((t) => retry.test(t)) || own.some(earlierAttempt),
     }
   }
 }

@@ -114,3 +114,16 @@ export const continues = (text: string, afterBlank: boolean) => {
 
 /** A retry announced: the failure logged with it is not final on its own. */
 export const retry = /\bretrying\b|\bwill (?:be )?retr|\bretry (?:attempt|in)\b/i
+
+/**
+ * An attempt numbered against its bound (`attempt #1/10 failed`, jcabi-aspects'
+ * `@RetryOnFailure`: https://github.com/jcabi/jcabi-aspects/blob/master/src/main/java/com/jcabi/aspects/aj/Repeater.java;
+ * `attempt 2 of 3`): a retry loop's attempt before its last is retried by that loop.
+ */
+export const numberedAttempt = /\battempt #?(\d{1,4}) ?(?:\/|of) ?(\d{1,4})\b/i
+
+/** The line logs an attempt of a retry loop before its last one. */
+export function earlierAttempt(text: string): boolean {
+  const attempt = numberedAttempt.exec(text)
+  return attempt !== null && Number(attempt[1]) < Number(attempt[2])
+}
