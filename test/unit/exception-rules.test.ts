@@ -763,3 +763,22 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     expect((await diagnose(connect)).primary[0]).toBe('TD-08')
   })
 })
+
+describe('kinds the families retired in the fifth round showed (taxonomy 1.9.0)', () => {
+  it('reads the PostgreSQL driver’s failed connection attempt, in English and in its published Chinese translation, as the database unreachable (TD-18)', async () => {
+    // https://github.com/apache/flink-cdc/issues/788 (test/corpus/excerpts/debezium.json): the
+    // driver's "The connection attempt failed." (ConnectionFactoryImpl.java:297), printed in the
+    // JVM's locale from pgjdbc's zh_CN.po, with no SQLSTATE and no cause shown.
+    const zh = [
+      'Caused by: org.postgresql.util.PSQLException: 尝试连线已失败。',
+      '\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:297) ~[flink-sql-connector-postgres-cdc-2.1.1.jar:2.1.1]',
+      '\tat org.postgresql.core.ConnectionFactory.openConnection(ConnectionFactory.java:49) ~[flink-sql-connector-postgres-cdc-2.1.1.jar:2.1.1]',
+    ]
+    expect((await diagnose(zh)).primary).toEqual(['TD-18', 'probable_cause'])
+    const en = [zh[0]?.replace('尝试连线已失败。', 'The connection attempt failed.') ?? '', ...zh.slice(1)]
+    expect((await diagnose(en)).primary).toEqual(['TD-18', 'probable_cause'])
+    // Another PSQLException message of the same driver names no unreachable database.
+    const other = [zh[0]?.replace('尝试连线已失败。', 'The column index is out of range: 3, number of columns: 2.') ?? '']
+    expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+})
