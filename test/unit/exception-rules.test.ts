@@ -778,7 +778,24 @@ describe('kinds the families retired in the fifth round showed (taxonomy 1.9.0)'
     const en = [zh[0]?.replace('尝试连线已失败。', 'The connection attempt failed.') ?? '', ...zh.slice(1)]
     expect((await diagnose(en)).primary).toEqual(['TD-18', 'probable_cause'])
     // Another PSQLException message of the same driver names no unreachable database.
-    const other = [zh[0]?.replace('尝试连线已失败。', 'The column index is out of range: 3, number of columns: 2.') ?? '']
+    const other = [
+      zh[0]?.replace('尝试连线已失败。', 'The column index is out of range: 3, number of columns: 2.') ?? '',
+    ]
     expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+  it('reads MySQL Connector/J’s "driver has not received any packets" line, printed without its class, as the database unreachable (TD-18)', async () => {
+    // https://github.com/GoogleCloudPlatform/DataflowTemplates/issues/148 (test/corpus/excerpts/debezium.json):
+    // the second line of a CommunicationsException's message, the first cut off by the logger.
+    const bare = [
+      "ERROR embedded.EmbeddedEngine: Unable to initialize and start connector's task class 'io.debezium.connector.mysql.MySqlConnectorTask' with config:",
+      '',
+      'The last packet sent successfully to the server was 0 milliseconds ago. The driver has not received any packets from the server.',
+      '        at io.debezium.connector.mysql.MySqlJdbcContext.querySystemVariables(MySqlJdbcContext.java:299)',
+    ]
+    expect((await diagnose(bare)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same words in a sentence about them are no driver message.
+    expect((await diagnose(['The last packet sent successfully to the server was a long time ago.'])).primary[0]).toBe(
+      'TD-08',
+    )
   })
 })
