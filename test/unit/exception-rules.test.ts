@@ -798,4 +798,19 @@ describe('kinds the families retired in the fifth round showed (taxonomy 1.9.0)'
       'TD-08',
     )
   })
+  it('reads the JDK’s Windows message of a refused connect, printed without its class, as a refused upstream (TD-01, probable)', async () => {
+    // https://github.com/xuxueli/xxl-job/issues/1675 (test/corpus/excerpts/xxl-job.json): the
+    // executor logs only getMessage() of java.net.ConnectException.
+    const bare = [
+      '11:20:33.845 logback [xxl-job, executor ExecutorRegistryThread] ERROR c.x.job.core.util.XxlJobRemotingUtil - Connection refused: connect',
+    ]
+    expect((await diagnose(bare)).primary).toEqual(['TD-01', 'probable_cause'])
+    // Inferred from its message alone, it never corroborates itself: twice is still probable.
+    expect((await diagnose([...bare, ...bare])).primary).toEqual(['TD-01', 'probable_cause'])
+    // Words around it are no bare message.
+    expect(
+      (await diagnose(['INFO registry fail, msg=remoting error(Connection refused: connect), content=null']))
+        .primary[0],
+    ).toBe('TD-08')
+  })
 })
