@@ -87,6 +87,21 @@ describe('the exception reader, by layout', () => {
     expect(records[0]?.causes[1]?.message).toMatch(/^Communications link failure The last packet successfully received/)
   })
 
+  it('reads a Spring chain of nested exceptions on one line down to its deepest cause, five deep', () => {
+    // https://github.com/spring-projects/spring-boot/issues/2768 (test/corpus/excerpts/ehcache.json):
+    // four bean wrappers before the NoClassDefFoundError that decides.
+    const records = read([
+      "Caused by: org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'cacheAutoConfigurationValidator': Injection of autowired dependencies failed; nested exception is org.springframework.beans.factory.BeanCreationException: Could not autowire field: private org.springframework.cache.CacheManager org.springframework.boot.autoconfigure.cache.CacheAutoConfiguration$CacheManagerValidator.cacheManager; nested exception is org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'cacheManager' defined in class path resource [org/springframework/boot/autoconfigure/cache/EhCacheCacheConfiguration.class]: Bean instantiation via factory method failed; nested exception is org.springframework.beans.BeanInstantiationException: Failed to instantiate [org.springframework.cache.ehcache.EhCacheCacheManager]: Factory method 'cacheManager' threw exception; nested exception is java.lang.NoClassDefFoundError: net/sf/ehcache/CacheException",
+      '\tat org.springframework.beans.factory.annotation.AutowiredAnnotationBeanPostProcessor.postProcessPropertyValues(AutowiredAnnotationBeanPostProcessor.java:334)',
+    ])
+    expect(records[0]?.causes.map((c) => c.class)).toEqual([
+      'org.springframework.beans.factory.BeanCreationException',
+      'org.springframework.beans.factory.BeanCreationException',
+      'org.springframework.beans.BeanInstantiationException',
+      'java.lang.NoClassDefFoundError',
+    ])
+  })
+
   it('reads traces behind a prefix: a container name, journal fields, Cloud Foundry sources', () => {
     // https://github.com/deviantony/docker-elk/issues/990
     const compose = read([

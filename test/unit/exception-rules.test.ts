@@ -763,3 +763,54 @@ describe('kinds the families retired in the fourth round showed (taxonomy 1.8.0,
     expect((await diagnose(connect)).primary[0]).toBe('TD-08')
   })
 })
+
+describe('kinds the families retired in the fifth round showed (taxonomy 1.9.0)', () => {
+  it('reads the PostgreSQL driver’s failed connection attempt, in English and in its published Chinese translation, as the database unreachable (TD-18)', async () => {
+    // https://github.com/apache/flink-cdc/issues/788 (test/corpus/excerpts/debezium.json): the
+    // driver's "The connection attempt failed." (ConnectionFactoryImpl.java:297), printed in the
+    // JVM's locale from pgjdbc's zh_CN.po, with no SQLSTATE and no cause shown.
+    const zh = [
+      'Caused by: org.postgresql.util.PSQLException: 尝试连线已失败。',
+      '\tat org.postgresql.core.v3.ConnectionFactoryImpl.openConnectionImpl(ConnectionFactoryImpl.java:297) ~[flink-sql-connector-postgres-cdc-2.1.1.jar:2.1.1]',
+      '\tat org.postgresql.core.ConnectionFactory.openConnection(ConnectionFactory.java:49) ~[flink-sql-connector-postgres-cdc-2.1.1.jar:2.1.1]',
+    ]
+    expect((await diagnose(zh)).primary).toEqual(['TD-18', 'probable_cause'])
+    const en = [zh[0]?.replace('尝试连线已失败。', 'The connection attempt failed.') ?? '', ...zh.slice(1)]
+    expect((await diagnose(en)).primary).toEqual(['TD-18', 'probable_cause'])
+    // Another PSQLException message of the same driver names no unreachable database.
+    const other = [
+      zh[0]?.replace('尝试连线已失败。', 'The column index is out of range: 3, number of columns: 2.') ?? '',
+    ]
+    expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+  it('reads MySQL Connector/J’s "driver has not received any packets" line, printed without its class, as the database unreachable (TD-18)', async () => {
+    // https://github.com/GoogleCloudPlatform/DataflowTemplates/issues/148 (test/corpus/excerpts/debezium.json):
+    // the second line of a CommunicationsException's message, the first cut off by the logger.
+    const bare = [
+      "ERROR embedded.EmbeddedEngine: Unable to initialize and start connector's task class 'io.debezium.connector.mysql.MySqlConnectorTask' with config:",
+      '',
+      'The last packet sent successfully to the server was 0 milliseconds ago. The driver has not received any packets from the server.',
+      '        at io.debezium.connector.mysql.MySqlJdbcContext.querySystemVariables(MySqlJdbcContext.java:299)',
+    ]
+    expect((await diagnose(bare)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same words in a sentence about them are no driver message.
+    expect((await diagnose(['The last packet sent successfully to the server was a long time ago.'])).primary[0]).toBe(
+      'TD-08',
+    )
+  })
+  it('reads the JDK’s Windows message of a refused connect, printed without its class, as a refused upstream (TD-01, probable)', async () => {
+    // https://github.com/xuxueli/xxl-job/issues/1675 (test/corpus/excerpts/xxl-job.json): the
+    // executor logs only getMessage() of java.net.ConnectException.
+    const bare = [
+      '11:20:33.845 logback [xxl-job, executor ExecutorRegistryThread] ERROR c.x.job.core.util.XxlJobRemotingUtil - Connection refused: connect',
+    ]
+    expect((await diagnose(bare)).primary).toEqual(['TD-01', 'probable_cause'])
+    // Inferred from its message alone, it never corroborates itself: twice is still probable.
+    expect((await diagnose([...bare, ...bare])).primary).toEqual(['TD-01', 'probable_cause'])
+    // Words around it are no bare message.
+    expect(
+      (await diagnose(['INFO registry fail, msg=remoting error(Connection refused: connect), content=null']))
+        .primary[0],
+    ).toBe('TD-08')
+  })
+})

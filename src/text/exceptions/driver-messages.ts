@@ -37,7 +37,22 @@ const partsOf = (template: string): string[] => {
   return parts.slice(0, parts.length - 1).filter((part) => part.length > 0)
 }
 
-const templates = tcpipConnectionFailed.map((template) => ({ class: sqlServerException, parts: partsOf(template) }))
+// MySQL Connector/J's link failure when the server never answered:
+// `CommunicationsException.ServerPacketTimingInfoNoRecv` in
+// https://github.com/mysql/mysql-connector-j/blob/cf2917ea44ae2e43a4514a33771035aa99de73bf/src/main/resources/com/mysql/cj/LocalizedErrorMessages.properties,
+// the second line of a CommunicationsException's message (after `Communications link
+// failure`), which a logger that cut the message at its first line break prints alone. Its
+// argument (the milliseconds) is in the middle, so both fixed parts are read.
+export const mysqlCommunicationsException = 'com.mysql.cj.jdbc.exceptions.CommunicationsException'
+const serverPacketTimingInfoNoRecv = [
+  'The last packet sent successfully to the server was ',
+  ' milliseconds ago. The driver has not received any packets from the server.',
+]
+
+const templates = [
+  ...tcpipConnectionFailed.map((template) => ({ class: sqlServerException, parts: partsOf(template) })),
+  { class: mysqlCommunicationsException, parts: serverPacketTimingInfoNoRecv },
+]
 
 /** The candidate words (the automaton folds ASCII case) that find a line holding one: each template's longest part. */
 export const driverMessageWords: readonly string[] = templates.map(

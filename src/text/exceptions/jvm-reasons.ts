@@ -32,8 +32,22 @@ export const jvmReasons: readonly string[] = [
   'Metaspace',
 ]
 
+// The same holds for the message the JDK's Windows socket code gives a refused connect: it
+// throws ConnectException with winsock's text for WSAECONNREFUSED and the call's name,
+// `Connection refused: connect` (NET_ThrowNew's "%s: %s",
+// https://github.com/openjdk/jdk7u/blob/9df8d89113c03f5db54e7da1a1abdee8b430b916/jdk/src/windows/native/java/net/net_util_md.c,
+// called with "connect" by
+// https://github.com/openjdk/jdk7u/blob/88433586452e4ac39b829177c7bc1e39973bfa98/jdk/src/windows/native/java/net/DualStackPlainSocketImpl.c);
+// an XXL-JOB executor logs only `getMessage()` of it.
+export const connectException = 'java.net.ConnectException'
+const jdkMessages: ReadonlyArray<readonly [cls: string, reason: string]> = [
+  ...jvmReasons.map((reason) => [outOfMemoryError, reason] as const),
+  [connectException, 'Connection refused: connect'],
+]
+
 /** The candidate words (case folded) that find a line holding one of them. */
 export const jvmReasonWords: readonly string[] = [
+  'connection refused: connect',
   'java heap space',
   'metaspace',
   'compressed class space',
@@ -65,14 +79,15 @@ const isIdentifierChar = (c: string) =>
  */
 export function jvmReasonAt(text: string): ReasonAt | null {
   const line = text.trimEnd()
-  const reason = jvmReasons.find((r) => line.endsWith(r))
-  if (reason === undefined) return null
+  const found = jdkMessages.find(([, r]) => line.endsWith(r))
+  if (found === undefined) return null
+  const [cls, reason] = found
   const start = line.length - reason.length
   const before = line.slice(0, start)
   if (before.length > 0 && before.trimEnd().length === before.length) return null
   const prefix = before.trimEnd()
   if (prefix.length > 0 && !prefixEnds.has(prefix[prefix.length - 1] as string)) return null
-  return namesClass(prefix) ? null : { class: outOfMemoryError, message: reason, start }
+  return namesClass(prefix) ? null : { class: cls, message: reason, start }
 }
 
 /** A class printed before its reason (`OutOfMemoryError: `, unqualified): the class's own line, not a bare reason. */

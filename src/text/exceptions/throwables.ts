@@ -13,10 +13,21 @@ export interface Building {
   implied?: boolean
 }
 
-/** The throwable at `at` and the causes its message prints (`…: java.net.ConnectException: Connection refused`, `nested exception is …`). */
+/**
+ * The throwable at `at` and the causes its message prints (`…: java.net.ConnectException:
+ * Connection refused`, `nested exception is …`). Spring's bean wrappers nest four or five deep
+ * on one line before the cause that decides (`…; nested exception is
+ * java.lang.NoClassDefFoundError: …`), so up to twice a record's bound of causes is read; the
+ * record then keeps the outermost and the deepest of them (`bound`).
+ */
+const impliedChain = readerBounds.causes * 2
 export function implied(text: string, at: ClassAt): Building[] {
   const chain: Building[] = []
-  for (let current: ClassAt | null = at; current && chain.length < 4; current = throwableAt(text, current.end)) {
+  for (
+    let current: ClassAt | null = at;
+    current && chain.length < impliedChain;
+    current = throwableAt(text, current.end)
+  ) {
     chain.push({ class: current.name, message: messageAfter(text, current.end), frames: [], implied: chain.length > 0 })
   }
   return chain
