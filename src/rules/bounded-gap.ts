@@ -27,9 +27,9 @@ import { flatSequences } from './linear-patterns.js'
 // attempts (and at most a), so A costs at most n·min(a, 1 + |D|). A whole A matches at
 // positions at least min(D ∪ {a}) apart, and after each the gap reads at most k characters
 // (forward once; backtracking gives them back without reading) and tries B at each of its
-// k − m + 1 ends; a failed try reads at most b − 1 characters, and by the same argument for B
-// the tries after one A read at most min((k − m + 1)(b − 1), (k − m + b − 1)(1 + |D_B|)).
-// One try of B succeeds at most once: the run stops at the first match.
+// k − m + 1 ends; a failed try reads at most b characters (all of B, then an assertion after
+// it fails: `S^` under `m`, found by the property test), and by the same argument for B the
+// tries after one A read at most min((k − m + 1)·b, (k − m + b)(1 + |D_B|)).
 
 /** recheck's fuzzing limits this proof relies on; pattern-safety.ts passes them to recheck. */
 export const recheckFuzzLimits = { incubationLimit: 25_000, maxGeneStringSize: 2_400 }
@@ -78,7 +78,7 @@ export function gapStepBound(source: string, flags: string, n: number): number |
   const apart = Math.min(a, ...shiftsA)
   const wholePrefixes = a === 0 ? n + 1 : n < a ? 0 : Math.floor((n - a) / apart) + 1
   const ends = gap.max - gap.min + 1
-  const suffixTries = b === 0 ? 0 : Math.min(ends * (b - 1), (ends + b - 2) * (1 + overlapShifts(suffix).length))
+  const suffixTries = b === 0 ? 0 : Math.min(ends * b, (ends + b - 1) * (1 + overlapShifts(suffix).length))
   return n + prefixReads + wholePrefixes * (gap.max + suffixTries) + b
 }
 

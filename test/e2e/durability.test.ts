@@ -82,7 +82,11 @@ describe('durability (D11): every 202 survives kill -9, checkpoints on their thr
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' })
     expect(checkpoints).toBeGreaterThanOrEqual(killAfterCheckpoints)
     expect(acked.length).toBeGreaterThanOrEqual(killAfterAcks)
-    expect(sent).toBeGreaterThan(acked.length) // some requests were in flight at the kill
+    // Requests in flight at the kill may or may not have been answered: a group commit answers
+    // its requests together, so they can all be on the wire before the signal lands. What
+    // is checked is the promise: every 202 survives. (It once asserted some were unanswered,
+    // which depended on that timing and failed in CI.)
+    expect(sent).toBeGreaterThanOrEqual(acked.length)
 
     const second = spawnService(env, cwd)
     processes.push(second)
