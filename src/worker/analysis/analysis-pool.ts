@@ -195,18 +195,22 @@ export class AnalysisPool implements Analysis {
    * thread, then a next one to each busy thread.
    */
   private dispatch(): void {
-    for (let room = 1; room <= depth && this.waiting.length > 0; room++) {
-      for (const thread of this.threads) {
-        if (this.waiting.length > 0 && thread.started && !thread.exited && thread.posted.length < room)
-          this.post(thread)
-      }
-    }
+    this.postWaiting()
     // Threads that could not even start are not replaced (ready() reports them): with none
     // left, nothing would ever take these tasks.
     if (this.waiting.length > 0 && this.threads.every((thread) => thread.exited)) {
       for (const job of this.waiting.splice(0)) job.reject(new Error('no analysis thread is running'))
     }
     if (!this.busy()) this.idlePeriod.idle()
+  }
+
+  private postWaiting(): void {
+    for (let room = 1; room <= depth; room++) {
+      for (const thread of this.threads) {
+        if (this.waiting.length === 0) return
+        if (thread.started && !thread.exited && thread.posted.length < room) this.post(thread)
+      }
+    }
   }
 
   private post(thread: Thread): void {
