@@ -1,3 +1,5 @@
+import { isIdentifierChar } from './throwable-names.js'
+
 // A JVM error's reason printed without its class: some loggers and frameworks log only
 // `getMessage()` (a Hazelcast client on Liberty logs `Java heap space` alone on a line).
 // Only the JDK's own fixed detail messages of OutOfMemoryError are read so, because only
@@ -68,8 +70,6 @@ export interface ReasonAt {
 /** What ends a log record's prefix before its message: `] `, ` - `, `: `, `| `, `> `, `) `. */
 const prefixEnds = new Set([']', '-', ':', '|', '>', ')'])
 const suffixes = ['Error', 'Exception', 'Throwable']
-const isIdentifierChar = (c: string) =>
-  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '_' || c === '$'
 
 /**
  * The OutOfMemoryError whose reason is the whole message of `text`: the line ends with one
@@ -95,6 +95,6 @@ function namesClass(prefix: string): boolean {
   if (!prefix.endsWith(':')) return false
   const name = prefix.slice(0, -1).trimEnd()
   return suffixes.some(
-    (suffix) => name.endsWith(suffix) && isIdentifierChar(name.charAt(name.length - suffix.length - 1)),
+    (suffix) => name.endsWith(suffix) && isIdentifierChar(name.charCodeAt(name.length - suffix.length - 1)),
   )
 }

@@ -18,7 +18,8 @@ const maxTries = 16
 const code = (text: string, i: number) => text.charCodeAt(i)
 const isLower = (c: number) => c >= 97 && c <= 122
 const isUpper = (c: number) => c >= 65 && c <= 90
-const isIdentifierChar = (c: number) => isLower(c) || isUpper(c) || (c >= 48 && c <= 57) || c === 95 || c === 36
+/** A character of a Java identifier (ASCII letters, digits, `_`, `$`), by its code. */
+export const isIdentifierChar = (c: number) => isLower(c) || isUpper(c) || (c >= 48 && c <= 57) || c === 95 || c === 36
 /** What may follow a class name printed as an exception: end, `: message`, or closing punctuation. */
 const terminators = new Set([':', '"', "'", '>', ']', ')', ';', ',', '}', '|', '\\'])
 
