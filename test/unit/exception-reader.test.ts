@@ -388,6 +388,19 @@ describe('messages over several lines', () => {
       'java.net.ConnectException: Connection refused while the consumer was reconnecting to its br',
     ])
     expect(unwrapped.map((r) => r.class)).toEqual(['java.lang.IllegalStateException', 'java.net.ConnectException'])
+    // A record and a trace's first line of the same length by chance (125 characters): a
+    // sentence's last word over a whole name is no name cut by a wrap
+    // (https://github.com/apache/pinot/issues/10378, test/corpus/excerpts/helix.json).
+    const [pinot] = read([
+      '2023/03/03 23:52:45.710 INFO [StartServiceManagerCommand] [main] Starting a Pinot [CONTROLLER] at 10.595s since launch',
+      '2023/03/03 23:53:50.222 ERROR [StartServiceManagerCommand] [main] Failed to start a Pinot [CONTROLLER] at 75.106 since launch',
+      'org.apache.helix.zookeeper.zkclient.exception.ZkTimeoutException: Unable to connect to zookeeper server within timeout: 60000',
+    ])
+    expect(pinot?.class).toBe('org.apache.helix.zookeeper.zkclient.exception.ZkTimeoutException')
+    // A name cut inside it stays joined, whatever its segments: `org.eclipse.jetty.` over `io.…`.
+    const jetty = `2026-11-22 05:00:01,017 WARN  [qtp-17] o.e.j.server.HttpChannel - /orders: org.eclipse.jetty.`
+    const [cut] = read([jetty, `io.EofException: Early EOF${' '.repeat(jetty.length - 26)}`])
+    expect(cut?.class).toBe('org.eclipse.jetty.io.EofException')
   })
 
   it("reads a message's own unindented paragraphs up to its trace, and H2's code at their end", () => {
