@@ -677,6 +677,33 @@ describe('what the reader does not read as a failure', () => {
     expect(records.map((r) => r.owner)).toEqual([null, 2, null])
   })
 
+  it('reads the level that opens a bracketed record head in any case: Apache Geode’s lower-case levels', () => {
+    // https://github.com/markito/geode-docker/issues/4 (test/corpus/excerpts/geode.json), in
+    // Geode's default pattern `[%level{lowerCase=true} %date{yyyy/MM/dd HH:mm:ss.SSS z} … <%thread> tid=%hexTid]`
+    // (https://github.com/apache/geode, geode-log4j/src/main/resources/log4j2.xml).
+    const geode = (level: string) => [
+      `[${level} 2017/05/24 14:52:07.080 PDT <poolTimer-gemfire-pool-3> tid=0x6c] Error attempting to connect to 9ade546c2288:40404: `,
+      'java.net.UnknownHostException: 9ade546c2288',
+      '\tat java.net.InetAddress.getAllByName0(InetAddress.java:1280)',
+    ]
+    const levels = ['finest', 'finer', 'fine', 'config', 'info', 'warning', 'error', 'severe']
+    expect(levels.map((level) => read(geode(level))[0]?.level)).toEqual([
+      'trace',
+      'trace',
+      'debug',
+      'info',
+      'info',
+      'warn',
+      'error',
+      'error',
+    ])
+    // A bracket that opens with a thread or a logger's name holds no level; a level word in a message is none either.
+    expect(read(geode('main'))[0]?.level).toBeNull()
+    expect(
+      read(['[main] request failed with error java.net.ConnectException: Connection refused'])[0]?.level,
+    ).toBeNull()
+  })
+
   it('reads an attempt numbered before the last of a retry loop as retried, and the last as final', () => {
     // https://github.com/yegor256/rultor/issues/54: jcabi-aspects' @RetryOnFailure logs
     // `attempt #k/n failed with <class> in <time>: <message>`, and `attempt #k of n failed in

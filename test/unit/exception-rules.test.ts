@@ -843,7 +843,25 @@ describe('kinds the families retired in the seventh round showed (taxonomy 1.10.
     const i0itec = [helix[1]?.replace('org.apache.helix.zookeeper.zkclient.', 'org.I0Itec.zkclient.') ?? '']
     expect((await diagnose(i0itec)).primary).toEqual(['TD-13', 'probable_cause'])
     // Another ZkClient exception names no time-out.
-    const other = ['org.I0Itec.zkclient.exception.ZkNoNodeException: org.apache.zookeeper.KeeperException$NoNodeException']
+    const other = [
+      'org.I0Itec.zkclient.exception.ZkNoNodeException: org.apache.zookeeper.KeeperException$NoNodeException',
+    ]
     expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+  it('reads a failure logged at Apache Geode’s lower-case `fine` as handled: no refusal, no confirmed DNS failure', async () => {
+    // Geode's layout (https://github.com/apache/geode, geode-log4j/src/main/resources/log4j2.xml);
+    // `fine` is java.util.logging's FINE, below INFO: a pool that goes on discovering servers.
+    const geode = (level: string, failure: string) => [
+      `[${level} 2017/05/24 14:52:07.080 PDT <poolTimer-gemfire-pool-3> tid=0x6c] Error attempting to connect to 9ade546c2288:40404: `,
+      failure,
+      '\tat com.gemstone.gemfire.cache.client.internal.ConnectionImpl.connect(ConnectionImpl.java:98)',
+    ]
+    const refused = 'java.net.ConnectException: Connection refused'
+    expect((await diagnose(geode('fine', refused))).primary[0]).toBe('TD-08')
+    expect((await diagnose(geode('warn', refused))).primary[0]).toBe('TD-01')
+    const unknown = 'java.net.UnknownHostException: 9ade546c2288'
+    const twice = (level: string) => [...geode(level, unknown), ...geode(level, unknown)]
+    expect((await diagnose(twice('fine'))).primary).toEqual(['TD-17', 'probable_cause'])
+    expect((await diagnose(twice('warn'))).primary).toEqual(['TD-17', 'confirmed_cause'])
   })
 })
