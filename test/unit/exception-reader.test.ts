@@ -2,7 +2,8 @@ import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { recheckOptions } from '../../src/rules/pattern-safety.js'
 import { codesIn } from '../../src/text/exceptions/codes.js'
-import { word } from '../../src/text/exceptions/levels.js'
+import { bracketHead, word } from '../../src/text/exceptions/levels.js'
+import { rootPackage } from '../../src/text/exceptions/message-lines.js'
 import { hostLabel } from '../../src/text/exceptions/quoted-causes.js'
 import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
@@ -768,7 +769,8 @@ describe('the bounds of the reader', () => {
   })
 
   it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
-    for (const regex of [word, retry, numberedAttempt, sourcePosition, hostLabel, /\d/, /\r?\n$/, /\r?\n/]) {
+    const reader = [word, bracketHead, rootPackage, retry, numberedAttempt, sourcePosition, hostLabel]
+    for (const regex of [...reader, /\d/, /\r?\n$/, /\r?\n/]) {
       const flags = regex.flags.replace('g', '')
       expect({
         regex: regex.source,

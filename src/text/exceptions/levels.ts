@@ -52,7 +52,7 @@ export const word = /[\p{L}]+/gu
  * `%level{lowerCase=true}` in Apache Geode's and GemFire's default pattern
  * (`[fine 2017/05/24 14:52:07.080 PDT <poolTimer-…> tid=0x6c] …`), or `[info]`, `[error]`.
  */
-const bracketHead = /^\s*\[(\p{L}+)[\s\]]/u
+export const bracketHead = /^\s*\[(\p{L}+)[\s\]]/u
 
 /** The first level word of a line's prefix, or null. */
 export function levelOf(prefix: string): LogLevel | null {

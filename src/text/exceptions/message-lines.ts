@@ -121,7 +121,7 @@ export function wrappedClass(first: Line, lines: Lines, width: number, head: Cla
 }
 
 /** The first segment of nearly every qualified class name in a Java trace. */
-const rootPackage = /^(?:java|javax|jakarta|sun|com|org|net|io)\./
+export const rootPackage = /^(?:java|javax|jakarta|sun|com|org|net|io)\./
 
 const carriesCode = (text: string) => {
   const codes = codesIn(text)
