@@ -2,7 +2,8 @@ import { check } from 'recheck'
 import { describe, expect, it } from 'vitest'
 import { recheckOptions } from '../../src/rules/pattern-safety.js'
 import { codesIn } from '../../src/text/exceptions/codes.js'
-import { word } from '../../src/text/exceptions/levels.js'
+import { bracketHead, word } from '../../src/text/exceptions/levels.js'
+import { rootPackage } from '../../src/text/exceptions/message-lines.js'
 import { hostLabel } from '../../src/text/exceptions/quoted-causes.js'
 import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
@@ -388,6 +389,19 @@ describe('messages over several lines', () => {
       'java.net.ConnectException: Connection refused while the consumer was reconnecting to its br',
     ])
     expect(unwrapped.map((r) => r.class)).toEqual(['java.lang.IllegalStateException', 'java.net.ConnectException'])
+    // A record and a trace's first line of the same length by chance (125 characters): a
+    // sentence's last word over a whole name is no name cut by a wrap
+    // (https://github.com/apache/pinot/issues/10378, test/corpus/excerpts/helix.json).
+    const [pinot] = read([
+      '2023/03/03 23:52:45.710 INFO [StartServiceManagerCommand] [main] Starting a Pinot [CONTROLLER] at 10.595s since launch',
+      '2023/03/03 23:53:50.222 ERROR [StartServiceManagerCommand] [main] Failed to start a Pinot [CONTROLLER] at 75.106 since launch',
+      'org.apache.helix.zookeeper.zkclient.exception.ZkTimeoutException: Unable to connect to zookeeper server within timeout: 60000',
+    ])
+    expect(pinot?.class).toBe('org.apache.helix.zookeeper.zkclient.exception.ZkTimeoutException')
+    // A name cut inside it stays joined, whatever its segments: `org.eclipse.jetty.` over `io.…`.
+    const jetty = `2026-11-22 05:00:01,017 WARN  [qtp-17] o.e.j.server.HttpChannel - /orders: org.eclipse.jetty.`
+    const [cut] = read([jetty, `io.EofException: Early EOF${' '.repeat(jetty.length - 26)}`])
+    expect(cut?.class).toBe('org.eclipse.jetty.io.EofException')
   })
 
   it("reads a message's own unindented paragraphs up to its trace, and H2's code at their end", () => {
@@ -664,6 +678,33 @@ describe('what the reader does not read as a failure', () => {
     expect(records.map((r) => r.owner)).toEqual([null, 2, null])
   })
 
+  it('reads the level that opens a bracketed record head in any case: Apache Geode’s lower-case levels', () => {
+    // https://github.com/markito/geode-docker/issues/4 (test/corpus/excerpts/geode.json), in
+    // Geode's default pattern `[%level{lowerCase=true} %date{yyyy/MM/dd HH:mm:ss.SSS z} … <%thread> tid=%hexTid]`
+    // (https://github.com/apache/geode, geode-log4j/src/main/resources/log4j2.xml).
+    const geode = (level: string) => [
+      `[${level} 2017/05/24 14:52:07.080 PDT <poolTimer-gemfire-pool-3> tid=0x6c] Error attempting to connect to 9ade546c2288:40404: `,
+      'java.net.UnknownHostException: 9ade546c2288',
+      '\tat java.net.InetAddress.getAllByName0(InetAddress.java:1280)',
+    ]
+    const levels = ['finest', 'finer', 'fine', 'config', 'info', 'warning', 'error', 'severe']
+    expect(levels.map((level) => read(geode(level))[0]?.level)).toEqual([
+      'trace',
+      'trace',
+      'debug',
+      'info',
+      'info',
+      'warn',
+      'error',
+      'error',
+    ])
+    // A bracket that opens with a thread or a logger's name holds no level; a level word in a message is none either.
+    expect(read(geode('main'))[0]?.level).toBeNull()
+    expect(
+      read(['[main] request failed with error java.net.ConnectException: Connection refused'])[0]?.level,
+    ).toBeNull()
+  })
+
   it('reads an attempt numbered before the last of a retry loop as retried, and the last as final', () => {
     // https://github.com/yegor256/rultor/issues/54: jcabi-aspects' @RetryOnFailure logs
     // `attempt #k/n failed with <class> in <time>: <message>`, and `attempt #k of n failed in
@@ -728,7 +769,8 @@ describe('the bounds of the reader', () => {
   })
 
   it('runs only regular expressions that recheck proves safe (the rest is index searches)', async () => {
-    for (const regex of [word, retry, numberedAttempt, sourcePosition, hostLabel, /\d/, /\r?\n$/, /\r?\n/]) {
+    const reader = [word, bracketHead, rootPackage, retry, numberedAttempt, sourcePosition, hostLabel]
+    for (const regex of [...reader, /\d/, /\r?\n$/, /\r?\n/]) {
       const flags = regex.flags.replace('g', '')
       expect({
         regex: regex.source,

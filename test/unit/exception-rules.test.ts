@@ -814,3 +814,54 @@ describe('kinds the families retired in the fifth round showed (taxonomy 1.9.0)'
     ).toBe('TD-08')
   })
 })
+
+describe('kinds the families retired in the seventh round showed (taxonomy 1.10.0)', () => {
+  it('reads the WebSocket API’s DeploymentException as no start-up failure: it is also a client’s failed connect', async () => {
+    // https://github.com/eclipse-ee4j/tyrus/issues/618 (test/corpus/excerpts/tyrus.json). The
+    // API's javadoc: "a failure either to publish an endpoint on its server, or a failure to
+    // connect a client to its server"; a namesake of GlassFish's deployment failure.
+    const tyrus = [
+      'javax.websocket.DeploymentException: Connection failed.',
+      '\tat org.glassfish.tyrus.container.jdk.client.JdkClientContainer$1.call(JdkClientContainer.java:200) ~[tyrus-standalone-client-jdk-1.13.1.jar:na]',
+      '\tat org.glassfish.tyrus.client.ClientManager$3$1.run(ClientManager.java:668) ~[tyrus-standalone-client-jdk-1.13.1.jar:na]',
+    ]
+    expect((await diagnose(tyrus)).primary[0]).toBe('TD-08')
+    const jakarta = tyrus.map((line) => line.replace('javax.websocket.', 'jakarta.websocket.'))
+    expect((await diagnose(jakarta)).primary[0]).toBe('TD-08')
+    // GlassFish's own DeploymentException is still a deployment that failed.
+    const glassfish = ['org.glassfish.deployment.common.DeploymentException: Error during deployment of orders']
+    expect((await diagnose(glassfish)).primary[0]).toBe('TD-05')
+  })
+  it('reads ZkClient’s ZkTimeoutException, I0Itec’s and Helix’s copy, as a time-out reaching ZooKeeper (TD-13)', async () => {
+    // https://github.com/apache/pinot/issues/10378 (test/corpus/excerpts/helix.json): the class
+    // ZkClient.connect throws when ZooKeeper did not answer within its connection time-out.
+    const helix = [
+      '2023/03/03 23:53:50.222 ERROR [StartServiceManagerCommand] [main] Failed to start a Pinot [CONTROLLER] at 75.106 since launch',
+      'org.apache.helix.zookeeper.zkclient.exception.ZkTimeoutException: Unable to connect to zookeeper server within timeout: 60000',
+    ]
+    expect((await diagnose(helix)).primary).toEqual(['TD-13', 'probable_cause'])
+    const i0itec = [helix[1]?.replace('org.apache.helix.zookeeper.zkclient.', 'org.I0Itec.zkclient.') ?? '']
+    expect((await diagnose(i0itec)).primary).toEqual(['TD-13', 'probable_cause'])
+    // Another ZkClient exception names no time-out.
+    const other = [
+      'org.I0Itec.zkclient.exception.ZkNoNodeException: org.apache.zookeeper.KeeperException$NoNodeException',
+    ]
+    expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+  it('reads a failure logged at Apache Geode’s lower-case `fine` as handled: no refusal, no confirmed DNS failure', async () => {
+    // Geode's layout (https://github.com/apache/geode, geode-log4j/src/main/resources/log4j2.xml);
+    // `fine` is java.util.logging's FINE, below INFO: a pool that goes on discovering servers.
+    const geode = (level: string, failure: string) => [
+      `[${level} 2017/05/24 14:52:07.080 PDT <poolTimer-gemfire-pool-3> tid=0x6c] Error attempting to connect to 9ade546c2288:40404: `,
+      failure,
+      '\tat com.gemstone.gemfire.cache.client.internal.ConnectionImpl.connect(ConnectionImpl.java:98)',
+    ]
+    const refused = 'java.net.ConnectException: Connection refused'
+    expect((await diagnose(geode('fine', refused))).primary[0]).toBe('TD-08')
+    expect((await diagnose(geode('warn', refused))).primary[0]).toBe('TD-01')
+    const unknown = 'java.net.UnknownHostException: 9ade546c2288'
+    const twice = (level: string) => [...geode(level, unknown), ...geode(level, unknown)]
+    expect((await diagnose(twice('fine'))).primary).toEqual(['TD-17', 'probable_cause'])
+    expect((await diagnose(twice('warn'))).primary).toEqual(['TD-17', 'confirmed_cause'])
+  })
+})

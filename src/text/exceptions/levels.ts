@@ -47,9 +47,19 @@ const fieldLevels: Record<string, LogLevel> = {
 const prefixChars = 200
 export const word = /[\p{L}]+/gu
 
+/**
+ * A record head that opens the line with a bracket and its level, in any case: Log4j2's
+ * `%level{lowerCase=true}` in Apache Geode's and GemFire's default pattern
+ * (`[fine 2017/05/24 14:52:07.080 PDT <poolTimer-…> tid=0x6c] …`), or `[info]`, `[error]`.
+ */
+export const bracketHead = /^\s*\[(\p{L}+)[\s\]]/u
+
 /** The first level word of a line's prefix, or null. */
 export function levelOf(prefix: string): LogLevel | null {
   const head = prefix.length > prefixChars ? prefix.slice(0, prefixChars) : prefix
+  const opening = bracketHead.exec(head)?.[1]
+  const bracketed = opening ? fieldLevels[opening.toLowerCase()] : undefined
+  if (bracketed) return bracketed
   for (const match of head.matchAll(word)) {
     const text = match[0]
     const level = words[text]

@@ -112,8 +112,16 @@ export function wrappedClass(first: Line, lines: Lines, width: number, head: Cla
   if (!before || before.text.length !== width) return null
   let from = before.text.length
   while (from > 0 && isNameChar(before.text[from - 1])) from--
-  return from < before.text.length ? `${before.text.slice(from)}${head.name}` : null
+  const cut = before.text.slice(from)
+  // A word without a dot over a name that starts at a root package is a sentence's last word
+  // over a whole name (two records of equal length by chance: `… since launch` over
+  // `org.apache.…Exception`), not a name's start (`org.spring` over `framework.…`).
+  if (!cut.includes('.') && rootPackage.test(head.name)) return null
+  return cut.length > 0 ? `${cut}${head.name}` : null
 }
+
+/** The first segment of nearly every qualified class name in a Java trace. */
+export const rootPackage = /^(?:java|javax|jakarta|sun|com|org|net|io)\./
 
 const carriesCode = (text: string) => {
   const codes = codesIn(text)
