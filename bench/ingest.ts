@@ -9,8 +9,10 @@ import { packageRoot } from '../src/paths.js'
 import {
   cpuSeconds,
   memorySplitLine,
+  quietCollectionsNow,
   residentAfterRetirement,
   residentMiB,
+  residentWhenQuiet,
   rssBesideTarget,
   scrapeMetric,
 } from './process-stats.js'
@@ -214,8 +216,17 @@ async function main() {
     process.stdout.write(
       `distinct alerts / floor alerts/s ${ratio(distinctPath.accepted / floor)} (target >= 1.00, needs group commit)\n`,
     )
+    // Read before the service's quiet stretch can end (DIAG_ANALYSIS_QUIET_SECONDS after the last request).
+    const quietBefore = await quietCollectionsNow(service.url)
     process.stdout.write(`service RSS after ingest ${rssBesideTarget(residentMiB(service.child.pid))}\n`)
     process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
+    const quiet = await residentWhenQuiet(service.url, service.child.pid, quietBefore)
+    process.stdout.write(
+      quiet
+        ? `service RSS quiet after ingest ${rssBesideTarget(quiet)} (every isolate collected; signal after ${quiet.waitedSeconds.toFixed(1)} s more)\n`
+        : 'service RSS quiet after ingest: no signal (DIAG_ANALYSIS_QUIET_SECONDS=0, or not within the period)\n',
+    )
+    if (quiet) process.stdout.write(`  ${await memorySplitLine(service.url, service.child.pid)}\n`)
     const retired = await residentAfterRetirement(service.url, service.child.pid)
     process.stdout.write(
       retired

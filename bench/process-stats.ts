@@ -67,23 +67,61 @@ export async function memorySplitLine(url: string, pid: number | undefined): Pro
   return `anonymous ${mib(RssAnon)} MiB, files ${mib(RssFile)}; main isolate: heap ${series('nodejs_heap_size_total_bytes')} (${spaces}), external ${series('nodejs_external_memory_bytes')}`
 }
 
+/** A resident set read at a signal of the service, and how long after the call the signal came. */
+export type ResidentAtSignal = { rss: number; peak: number; waitedSeconds: number }
+
+/**
+ * Waits (polling /metrics once a second) until `reached` holds, for at most `seconds`; then the
+ * resident set, or null. Each scrape allocates on the service's main thread: polled four times
+ * a second, the allocation rate alone kept V8 from shrinking its young generation at the quiet
+ * collection, which no Prometheus scraping every 15 s or more would do.
+ */
+async function residentWhen(
+  url: string,
+  pid: number | undefined,
+  reached: (metrics: string) => boolean,
+  seconds: number,
+): Promise<ResidentAtSignal | null> {
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  while (!reached(await scrape(url))) {
+    if (performance.now() > deadline) return null
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+  return { ...residentMiB(pid), waitedSeconds: (performance.now() - started) / 1000 }
+}
+
+const threadsOff = () => process.env.DIAG_ANALYSIS_THREADS === '0'
+const quietCollections = (metrics: string) => sample(metrics, 'diagnostic_memory_collections_total{step="quiet"}')
+
+/** The service's count of quiet collections now (NaN from a service without them): what residentWhenQuiet waits past. */
+export const quietCollectionsNow = async (url: string) => quietCollections(await scrape(url))
+
+/**
+ * The resident set once the service, quiet after the load, has collected every isolate
+ * (DIAG_ANALYSIS_QUIET_SECONDS, docs/operations.md "Memory"): the positive signal is
+ * `diagnostic_memory_collections_total{step="quiet"}` past `before` (read while the load ran),
+ * counted once every thread has answered. Null when that step is off (or there are no
+ * threads) or did not come within the period and a minute more.
+ */
+export async function residentWhenQuiet(
+  url: string,
+  pid: number | undefined,
+  before: number,
+): Promise<ResidentAtSignal | null> {
+  const quietSeconds = Number(process.env.DIAG_ANALYSIS_QUIET_SECONDS ?? 5)
+  if (quietSeconds === 0 || threadsOff() || Number.isNaN(before)) return null
+  return residentWhen(url, pid, (metrics) => quietCollections(metrics) > before, quietSeconds + 60)
+}
+
 /**
  * The resident set once the service has retired its analysis threads, idle
  * (DIAG_ANALYSIS_IDLE_SECONDS, docs/operations.md "Memory"): the positive signal is
  * `diagnostic_analysis_threads` at 0, which the service sets once the threads have exited.
  * Null when retirement is off (or there are no threads) or did not come within the period and a minute more.
  */
-export async function residentAfterRetirement(
-  url: string,
-  pid: number | undefined,
-): Promise<{ rss: number; peak: number; waitedSeconds: number } | null> {
+export async function residentAfterRetirement(url: string, pid: number | undefined): Promise<ResidentAtSignal | null> {
   const idleSeconds = Number(process.env.DIAG_ANALYSIS_IDLE_SECONDS ?? 60)
-  if (idleSeconds === 0 || process.env.DIAG_ANALYSIS_THREADS === '0') return null
-  const started = performance.now()
-  const deadline = started + (idleSeconds + 60) * 1000
-  while ((await scrapeMetric(url, 'diagnostic_analysis_threads')) !== 0) {
-    if (performance.now() > deadline) return null
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
-  return { ...residentMiB(pid), waitedSeconds: (performance.now() - started) / 1000 }
+  if (idleSeconds === 0 || threadsOff()) return null
+  return residentWhen(url, pid, (metrics) => sample(metrics, 'diagnostic_analysis_threads') === 0, idleSeconds + 60)
 }

@@ -19,8 +19,10 @@ import { memoryLines, probedThreads } from './memory-breakdown.js'
 import {
   cpuSeconds,
   memorySplitLine,
+  quietCollectionsNow,
   residentAfterRetirement,
   residentMiB,
+  residentWhenQuiet,
   rssBesideTarget,
   sample,
   scrape,
@@ -407,6 +409,8 @@ async function main() {
       walPeak = Math.max(walPeak, statSync(walFile, { throwIfNoEntry: false })?.size ?? 0)
     }, 50)
     const warm = await storm(warmup, alerts)
+    // Read before the service's quiet stretch can end (DIAG_ANALYSIS_QUIET_SECONDS after its last analysis).
+    const quietBefore = await quietCollectionsNow(url)
     clearInterval(walWatch)
     const checkpointsAfter = await checkpoints()
     const afterStorm = residentMiB(child.pid)
@@ -414,6 +418,11 @@ async function main() {
     // The probe writes four times a second: its last figures are of the service idle after the storm.
     if (profiling) await new Promise((resolve) => setTimeout(resolve, 600))
     const memory = profiling ? memoryLines(child.pid as number, memoryDir) : []
+    // Quiet after the storm, the service collects every isolate once: the RSS it keeps while it waits for alerts.
+    const quiet = await residentWhenQuiet(url, child.pid, quietBefore)
+    const isolateQuiet = quiet ? await memorySplitLine(url, child.pid) : ''
+    if (profiling && quiet) await new Promise((resolve) => setTimeout(resolve, 600))
+    const memoryQuiet = profiling && quiet ? memoryLines(child.pid as number, memoryDir) : []
     const calibrationAfter = calibrate()
     const folding = await foldingCost(work)
     const stages = profiling ? await analysisStages(join(work, 'logs', 'bench-00.log'), [work]) : []
@@ -451,6 +460,12 @@ async function main() {
     out(`503 queue_full        ${warm.rejected} (retried on Alertmanager's backoff)`)
     out(`service RSS           ${rssBesideTarget(afterStorm)} right after the storm`)
     out(`                      ${isolateAfterStorm}`)
+    if (quiet) {
+      out(
+        `service RSS quiet     ${rssBesideTarget(quiet)} every isolate collected (signal ${quiet.waitedSeconds.toFixed(1)} s after the last report)`,
+      )
+      out(`                      ${isolateQuiet}`)
+    } else out('service RSS quiet     no quiet collection (DIAG_ANALYSIS_QUIET_SECONDS=0, or no signal)')
     // docs/design.md, "Durable commits on SQLite": checkpoints on the event loop hold the webhooks.
     const ran = (site: 'thread' | 'loop') => checkpointsAfter[site] - checkpointsBefore[site]
     out(
@@ -497,6 +512,8 @@ async function main() {
         out(line)
       out('\nmemory of the service after the storm, idle (per isolate, from its own V8):')
       for (const line of memory) out(line)
+      if (quiet) out('\nmemory of the service quiet after the storm, every isolate collected:')
+      for (const line of memoryQuiet) out(line)
       if (retired) out('\nmemory of the service with its analysis threads retired, idle:')
       for (const line of memoryRetired) out(line)
       // The profiles are written when the service exits.

@@ -45,6 +45,8 @@ export interface AppDeps {
   rateLimits: RequestRateLimits
   /** The operator's redaction options, for what the log shows of a refused webhook. */
   redaction?: RedactionOptions
+  /** Told of every request but probes: memory is given back after a quiet stretch (quiet-collection.ts). */
+  activity?: { touch(): void }
 }
 
 /** The transport and logging of the app: TLS material and options, the process's logger. */
@@ -87,6 +89,15 @@ export async function buildApp(deps: AppDeps, options: AppOptions): Promise<Fast
   recordRequestDurations(app, deps.metrics.httpDuration)
 
   app.addHook('onRequest', echoRequestId)
+  if (deps.activity) {
+    const { activity } = deps
+    // Probes and scrapes come every few seconds and leave little behind: they would keep a
+    // service that does nothing else from ever being quiet.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!request.routeOptions.config.probe) activity.touch()
+      done()
+    })
+  }
   // A connection that carried a valid token, or a console session, is its token's, not anonymous.
   const authenticated = (request: FastifyRequest, principal: string, webhook: boolean) => {
     const refusal = guard.authenticated(request.raw.socket, principal, webhook)

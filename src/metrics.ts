@@ -25,6 +25,7 @@ export interface Metrics extends OperationsMetrics {
   connectionsMax: Gauge
   analysisTimeouts: Counter<'bound'>
   analysisThreads: Gauge
+  memoryCollections: Counter<'step'>
   alertTransitions: Counter<'transition'>
   fingerprintMismatches: Counter
   untrustedTimestamps: Counter<'field'>
@@ -222,6 +223,16 @@ export function createMetrics(options: { version: string } & StorageGauges): Met
       help: 'Analysis threads running; 0 once retired after DIAG_ANALYSIS_IDLE_SECONDS without an analysis, until the next event',
       registers,
     }),
+    memoryCollections: withSeries(
+      new Counter({
+        name: 'diagnostic_memory_collections_total',
+        help: 'Memory given back when the work stopped: every isolate collected after DIAG_ANALYSIS_QUIET_SECONDS without an analysis (quiet), the analysis threads retired after DIAG_ANALYSIS_IDLE_SECONDS (retired)',
+        labelNames: ['step'],
+        registers,
+      }),
+      'step',
+      ['quiet', 'retired'],
+    ),
     connectionsRefused: new Counter({
       name: 'diagnostic_connections_refused_total',
       help: 'Connections closed by a bound: total_connections, anonymous_connections, connection_rate, pipelined_requests, unread_responses, token_connections, read_connections',

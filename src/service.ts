@@ -19,6 +19,7 @@ import { type Background, checkStartup, createBackground, startBackground } from
 import { credentialExpiries } from './startup/credential-expiries.js'
 import { type Announce, loadTls, loadTokens } from './startup/credentials.js'
 import { openPostgresStorage } from './startup/postgres-storage.js'
+import { QuietCollection } from './startup/quiet-collection.js'
 import { fileHash, replicaFacts } from './startup/replica-facts.js'
 import { openSqliteStorage } from './startup/sqlite-storage.js'
 import { prepareDataDir, type Storage } from './startup/storage.js'
@@ -108,9 +109,10 @@ export async function startService(
     redaction: config.redaction,
     onQueued: () => worker?.kick(),
   })
-  const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, material, logger)
+  const quiet = new QuietCollection(config.analysisQuietMs)
+  const app = await createApp(config, connectionLimits, storage, tokens, writer, rules, material, logger, quiet)
   storage.useLog(app.log)
-  const background = createBackground(config, storage, rules, app.log)
+  const background = createBackground(config, storage, rules, app.log, quiet)
   // Duplicates heard are written once a minute, never one write each (docs/design.md, "Incidents").
   writer.heard.start(60_000, (error) => storage.health.failed('heard_occurrences', error))
   // Rules registered on other replicas reach this one's engines (PostgreSQL).
@@ -161,6 +163,7 @@ async function createApp(
   rules: RulesService,
   material: ReturnType<typeof readTlsMaterial>,
   logger: Logger,
+  quiet: QuietCollection,
 ): Promise<FastifyInstance> {
   const app = await buildApp(
     {
@@ -177,6 +180,7 @@ async function createApp(
       version,
       rateLimits: config.rateLimits,
       redaction: config.redaction,
+      activity: quiet,
     },
     {
       // D4: HTTPS only, TLS 1.3 only; mutual TLS when a client CA is configured.

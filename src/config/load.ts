@@ -49,6 +49,8 @@ export interface Config {
   analysisTimeoutMs: number
   /** Without an analysis for this long the threads are retired (0: never). */
   analysisIdleMs: number
+  /** Without an analysis for this long every isolate is collected once (0: never). */
+  analysisQuietMs: number
   leaseMs: number
   httpTimeoutMs: number
   mailMaxAttempts: number
@@ -202,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     leaseMs: Number(value.DIAG_WORKER_LEASE_MS),
     analysisTimeoutMs: Number(value.DIAG_ANALYSIS_TIMEOUT_MS),
     analysisIdleMs: Number(value.DIAG_ANALYSIS_IDLE_SECONDS) * 1000,
+    analysisQuietMs: Number(value.DIAG_ANALYSIS_QUIET_SECONDS) * 1000,
     httpTimeoutMs: Number(value.DIAG_HTTP_TIMEOUT_MS),
     mailMaxAttempts: Number(value.DIAG_MAIL_MAX_ATTEMPTS),
     mailRetryBaseMs: Number(value.DIAG_MAIL_RETRY_BASE_MS),

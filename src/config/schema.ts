@@ -109,6 +109,9 @@ export const configSchema = {
     // After this long without an analysis the threads are stopped, their memory given back,
     // and started again by the next event (docs/operations.md, "Memory"); 0: never.
     DIAG_ANALYSIS_IDLE_SECONDS: integer(0, 86_400, { default: 60 }),
+    // After this long without an analysis every isolate is collected once, compacting, and
+    // the threads keep running (docs/operations.md, "Memory"); 0: never.
+    DIAG_ANALYSIS_QUIET_SECONDS: integer(0, 86_400, { default: 5 }),
     DIAG_HTTP_TIMEOUT_MS: integer(100, 60_000, { default: 3000 }),
     DIAG_MAIL_MAX_ATTEMPTS: integer(1, 50, { default: 6 }),
     DIAG_MAIL_RETRY_BASE_MS: integer(10, 600_000, { default: 2000 }),

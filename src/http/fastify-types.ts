@@ -5,7 +5,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Public routes (health, metrics) skip authentication. */
     public?: boolean
-    /** Health probes and metric scrapes: their request lines are logged at debug. */
+    /** Health probes and metric scrapes: their request lines are logged at debug, and they do not end a quiet stretch (app.ts). */
     probe?: boolean
     /** The Alertmanager webhook: never rate limited once authenticated (docs/design.md). */
     webhook?: boolean

@@ -15,6 +15,7 @@ import { collectGarbage } from '../worker/analysis/idle-period.js'
 import { processEvent } from '../worker/process-event.js'
 import { QueueStallMonitor } from '../worker/queue-stall.js'
 import { Worker } from '../worker/worker.js'
+import { type QuietCollection, quietDuringAnalysis } from './quiet-collection.js'
 import type { Storage } from './storage.js'
 
 /** What runs beside the HTTP server: the mail sender, the queue and its monitors, the analysis. */
@@ -24,6 +25,7 @@ export interface Background {
   stallMonitor: QueueStallMonitor
   housekeeping: Housekeeping
   analysis: Analysis
+  quiet: QuietCollection
 }
 
 export function createBackground(
@@ -31,6 +33,8 @@ export function createBackground(
   storage: Storage,
   rules: RulesService,
   log: FastifyBaseLogger,
+  /** The service's quiet stretches (requests and analyses), when memory is given back. */
+  quiet: QuietCollection,
 ): Background {
   const { metrics, readiness, health } = storage
   const transport = config.smtp
@@ -78,7 +82,7 @@ export function createBackground(
     { purge: (now) => storage.console.purgeSessions(now) },
   )
   const analysisLog = log.child({ component: 'analysis' })
-  const analysis = createAnalysis(
+  const threads = createAnalysis(
     config.analysisThreads,
     () => rules.catalogue,
     analysisLog,
@@ -93,13 +97,23 @@ export function createBackground(
       // Idle for the period: one full collection of the main isolate as well.
       onRetired: () => {
         const collectedMs = collectGarbage()
+        metrics.memoryCollections.inc({ step: 'retired' })
         analysisLog.info({ collected: collectedMs !== null, collectedMs }, 'idle: analysis threads retired')
       },
     },
   )
+  const analysis = quietDuringAnalysis(threads, quiet)
+  // Quiet: the threads' isolates, then the main one's (docs/design.md, "Memory is given back
+  // when the work stops"); counted once all are done, the signal the benchmarks wait for.
+  quiet.onQuiet(async () => {
+    const collectedThreads = await threads.collect()
+    const collectedMs = collectGarbage()
+    metrics.memoryCollections.inc({ step: 'quiet' })
+    analysisLog.info({ threads: collectedThreads, collectedMs }, 'quiet: memory collected')
+  })
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))
-  return { sender, transport, stallMonitor, housekeeping, analysis }
+  return { sender, transport, stallMonitor, housekeeping, analysis, quiet }
 }
 
 /**

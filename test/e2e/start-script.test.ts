@@ -66,6 +66,31 @@ describe('the start script', () => {
     expect(metrics).toMatch(/^diagnostic_analysis_threads 0$/m)
   })
 
+  it('collects every isolate once a quiet stretch has passed, its thread still running, however often it is probed', async () => {
+    const { service, url, ca } = await started({
+      DIAG_ANALYSIS_THREADS: '1',
+      DIAG_ANALYSIS_QUIET_SECONDS: '1',
+      DIAG_ANALYSIS_IDLE_SECONDS: '0',
+      DIAG_LOG_LEVEL: 'info',
+    })
+    // Ready, so its thread runs: a request (refused, it carries no token) starts a quiet stretch.
+    expect((await request(`${url}/api/v1/rules`, { ca })).status).toBe(401)
+    const quiet = () => service.logLines().filter((line) => line.msg === 'quiet: memory collected')
+    const metrics = async () => (await request(`${url}/metrics`, { ca })).text
+    // Scraped ten times a second meanwhile: a probe or a scrape does not end a quiet stretch.
+    for (let polls = 0; !quiet().some((line) => line.threads === 1); polls++) {
+      expect(polls, 'the quiet collection log line').toBeLessThan(200)
+      await metrics()
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    const collected = quiet().find((line) => line.threads === 1)
+    expect(collected?.collectedMs).toEqual(expect.any(Number))
+    const text = await metrics()
+    expect(Number(/^diagnostic_memory_collections_total\{step="quiet"\} (\d+)$/m.exec(text)?.[1])).toBe(quiet().length)
+    expect(text).toMatch(/^diagnostic_memory_collections_total\{step="retired"\} 0$/m)
+    expect(text).toMatch(/^diagnostic_analysis_threads 1$/m)
+  })
+
   it("keeps an operator's own glibc setting", async () => {
     const { pid } = await started({ MALLOC_MMAP_THRESHOLD_: '262144' })
     expect(environOf(pid).MALLOC_MMAP_THRESHOLD_).toBe('262144')

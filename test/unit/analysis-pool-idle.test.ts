@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { emptyEvidence } from '../../src/evidence/empty-evidence.js'
 import type { CustomRule } from '../../src/rules/types.js'
 import { AnalysisPool } from '../../src/worker/analysis/analysis-pool.js'
-import type { IdleTimers } from '../../src/worker/analysis/idle-period.js'
 import { customRule, serverLog, threadScript } from '../helpers/analysis-fixtures.js'
+import { testTimers } from '../helpers/test-timers.js'
 
 // Issue 31: idle, the pool retires its analysis threads (their isolates' memory goes back) and
 // starts them again with the next task. The idle period runs on a clock and timer the test
@@ -13,32 +13,21 @@ const log = { error: () => {} }
 const { root, logFile } = serverLog()
 const idleMs = 60_000
 
-/** A clock the test moves, and the timers armed on it, fired only by the test. */
+/** The test's clock, each elapse firing the one pending timer (there is at most one, due or early). */
 function fakeTimers() {
-  let now = 0
-  const armed: Array<{ fire: () => void; ms: number; cleared: boolean }> = []
-  const timers: IdleTimers = {
-    now: () => now,
-    set: (fire, ms) => {
-      const timer = { fire, ms, cleared: false }
-      armed.push(timer)
-      return timer
-    },
-    clear: (timer) => {
-      ;(timer as { cleared: boolean }).cleared = true
-    },
-  }
+  const clock = testTimers()
   return {
-    timers,
-    armed,
-    /** Moves the clock on and fires the one pending timer (there is at most one). */
+    ...clock,
     elapse(ms: number) {
-      now += ms
-      const pending = armed.filter((timer) => !timer.cleared && !('fired' in timer))
-      expect(pending).toHaveLength(1)
-      const timer = pending[0] as (typeof armed)[number]
-      Object.assign(timer, { fired: true })
-      timer.fire()
+      const [timer, ...others] = clock.pending()
+      expect(others).toHaveLength(0)
+      expect(timer).toBeDefined()
+      // Fired when the period has passed, whatever the timer's own due time: early firing is what the pool must handle.
+      clock.elapse(ms)
+      if (timer && !timer.fired) {
+        timer.fired = true
+        timer.fire()
+      }
     },
   }
 }
@@ -174,6 +163,6 @@ describe('an idle analysis pool', () => {
       retiring.pool.diagnose(emptyEvidence({ alertname: 'A', instance: 'app-01', severity: 'critical' })),
     ).rejects.toThrow('closed')
     // Closed, the pool arms no timer any more.
-    expect(retiring.clock.armed.filter((timer) => !timer.cleared && !('fired' in timer))).toHaveLength(0)
+    expect(retiring.clock.pending()).toHaveLength(0)
   })
 })

@@ -21,6 +21,11 @@ export interface Analysis {
   analyzeLogs(files: readonly string[], roots: readonly string[]): Promise<LogAnalysis>
   diagnose(evidence: Evidence): Promise<Diagnosis>
   addCustomRule(rule: CustomRule): void
+  /**
+   * One full, compacting collection of each running thread's isolate, after the task it runs
+   * if any: resolves with the number of threads that collected (0 on the main thread).
+   */
+  collect(): Promise<number>
   close(): Promise<void>
 }
 
@@ -53,7 +58,7 @@ interface Thread {
 /**
  * Giving memory back when idle: after `idleMs` without a task (0: never) the pool retires its
  * threads, each an isolate of about 40 MiB after a storm, and starts them again with the next
- * task (docs/design.md, "Idle analysis threads are retired").
+ * task (docs/design.md, "Memory is given back when the work stops").
  */
 export interface IdleRetirement {
   idleMs: number
@@ -99,6 +104,8 @@ export class AnalysisPool implements Analysis {
   private nextId = 1
   private closing = false
   private readonly idlePeriod: IdlePeriod
+  /** Threads asked to collect their isolate that have not answered: each with what waits for it. */
+  private readonly collecting = new Map<Thread, Array<() => void>>()
   /** Threads being terminated after the idle period: close() waits for them too. */
   private readonly retiring = new Set<Promise<unknown>>()
 
@@ -177,6 +184,28 @@ export class AnalysisPool implements Analysis {
       if (this.threads.length === 0) this.idle.onRetired?.()
     })
     return true
+  }
+
+  /** Asks each started thread to collect its isolate; a thread that exits first counts as not collected. */
+  async collect(): Promise<number> {
+    const asked = this.threads.filter((thread) => thread.started && !thread.exited)
+    const answers = asked.map(
+      (thread) =>
+        new Promise<boolean>((settle) => {
+          const waiting = this.collecting.get(thread) ?? []
+          if (waiting.length === 0) thread.worker.postMessage({ type: 'collect' } satisfies ThreadRequest)
+          waiting.push(() => settle(!thread.exited))
+          this.collecting.set(thread, waiting)
+        }),
+    )
+    return (await Promise.all(answers)).filter(Boolean).length
+  }
+
+  /** The thread collected its isolate, or exited: what waited for it goes on. */
+  private collected(thread: Thread): void {
+    const waiting = this.collecting.get(thread)
+    this.collecting.delete(thread)
+    for (const settle of waiting ?? []) settle()
   }
 
   private run(task: Task): Promise<LogAnalysis | Diagnosis> {
@@ -277,7 +306,7 @@ export class AnalysisPool implements Analysis {
     return running ? [running] : []
   }
 
-  private settle(thread: Thread, reply: Exclude<ThreadReply, { type: 'ready' }>): void {
+  private settle(thread: Thread, reply: Extract<ThreadReply, { type: 'done' | 'failed' }>): void {
     // Replies come in the order of the tasks; one from a thread already stopped is dropped.
     if (thread.posted[0]?.id !== reply.id) return
     const done = thread.posted.shift() as Posted
@@ -300,6 +329,7 @@ export class AnalysisPool implements Analysis {
     online.catch(() => {}) // observed through ready()
     const thread: Thread = { worker, online, started: false, exited: false, clock: null, posted: [] }
     worker.on('message', (reply: ThreadReply) => {
+      if (reply.type === 'collected') return this.collected(thread)
       if (reply.type !== 'ready') return this.settle(thread, reply)
       thread.started = true
       thread.clock = ThreadCpuClock.open(reply.tid ?? null)
@@ -310,6 +340,7 @@ export class AnalysisPool implements Analysis {
     worker.on('exit', (code) => {
       thread.exited = true
       thread.clock?.close()
+      this.collected(thread)
       const [running] = this.release(thread)
       running?.job.reject(new Error(`analysis thread exited (${code})`))
       const index = this.threads.indexOf(thread)

@@ -7,6 +7,7 @@ import { redactLine, secretMarkers } from '../../evidence/redact.js'
 import { loadBuiltinRules } from '../../rules/builtin-loader.js'
 import { DiagnosisEngine } from '../../rules/diagnosis-engine.js'
 import { ownThreadId, ThreadCpuClock } from '../../thread-cpu.js'
+import { collectGarbage } from './idle-period.js'
 import type { ThreadReply, ThreadRequest } from './thread-protocol.js'
 
 let engine: DiagnosisEngine | undefined
@@ -34,6 +35,11 @@ port.on('message', (message: ThreadRequest) => {
   }
   if (message.type === 'addRule') {
     live().addCustomRule(message.rule)
+    return
+  }
+  if (message.type === 'collect') {
+    // After the task running now, if any: a collection never splits one.
+    tasks = tasks.then(() => port.postMessage({ type: 'collected', ms: collectGarbage() } satisfies ThreadReply))
     return
   }
   // One task at a time, in order, even when the rules run asynchronously: a reply says

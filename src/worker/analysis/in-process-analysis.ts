@@ -39,5 +39,10 @@ export class InProcessAnalysis implements Analysis {
     this.engine.addCustomRule(rule)
   }
 
+  /** The main isolate is the service's own to collect (quiet-collection.ts): no thread here. */
+  async collect(): Promise<number> {
+    return 0
+  }
+
   async close(): Promise<void> {}
 }

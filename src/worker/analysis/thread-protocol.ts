@@ -10,6 +10,8 @@ export type ThreadRequest =
   | { type: 'addRule'; rule: CustomRule }
   | { type: 'analyze'; id: number; files: readonly string[]; roots: readonly string[]; redaction: RedactionOptions }
   | { type: 'diagnose'; id: number; evidence: Evidence }
+  /** The pool is quiet: one full, compacting collection of the thread's isolate (idle-period.ts). */
+  | { type: 'collect' }
 
 export type ThreadReply =
   /** `tid`: the kernel's id of the thread, whose CPU time bounds its tasks (thread-cpu.ts). */
@@ -17,3 +19,5 @@ export type ThreadReply =
   /** `cpuMs`: the thread's CPU clock as it answers, when it begins its next task. */
   | { type: 'done'; id: number; value: LogAnalysis | Diagnosis; cpuMs: number | null }
   | { type: 'failed'; id: number; error: string; cpuMs: number | null }
+  /** The collection asked for is done: its milliseconds, or null where gc() is not exposed. */
+  | { type: 'collected'; ms: number | null }
