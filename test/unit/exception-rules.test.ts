@@ -907,4 +907,19 @@ describe('kinds the families retired in the eighth round showed (taxonomy 1.11.0
     const server = ['com.linecorp.armeria.server.RequestTimeoutException: null']
     expect((await diagnose(server)).primary[0]).toBe('TD-08')
   })
+  it('reads a trace printed under a line that carries a database code as the database’s: that line is its wrapper', async () => {
+    // https://github.com/dbeaver/dbeaver/issues/18075 (test/corpus/excerpts/jaybird.json): an
+    // error tree prints each cause indented under its wrapper, without `Caused by:`; the
+    // wrapper's SQLSTATE 08006 (class 08, connection exception) names the database, so the
+    // refusal under it is the database unreachable (TD-18), as under a driver's class.
+    const tree = [
+      'Unable to complete network request to host "127.0.0.1". [SQLState:08006, ISC error code:335544721]',
+      '  Connection refused: connect',
+      '  Connection refused: connect',
+    ]
+    expect((await diagnose(tree)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same refusal under a line that names no component is an upstream's.
+    const upstream = ['Unable to complete request to pricing:8080', '  Connection refused: connect']
+    expect((await diagnose(upstream)).primary[0]).toBe('TD-01')
+  })
 })
