@@ -21,19 +21,43 @@ export interface Verdict {
  * The verdict of a record (docs/design.md, "Ranking"): the deepest throwable of its chain
  * that has a meaning decides the kind of failure; the nearest throwable, or stack frame,
  * that names a component which has its own meaning for that kind decides whose it is (a
- * refused connection under a PostgreSQL driver is the database unreachable). Null when
- * nothing in the chain has a meaning.
+ * refused connection under a PostgreSQL driver is the database unreachable). `wrappers`,
+ * outermost first, are the records whose lines own this one's trace: they may say whose it
+ * is, never what. Null when nothing in the chain has a meaning.
  */
-export function verdictOf(record: ExceptionRecord, taxonomy: ExceptionTaxonomy): Verdict | null {
-  const chain: ThrowableText[] = [record, ...record.causes]
+export function verdictOf(
+  record: ExceptionRecord,
+  taxonomy: ExceptionTaxonomy,
+  wrappers: readonly ThrowableText[] = [],
+): Verdict | null {
+  const own: ThrowableText[] = [record, ...record.causes]
+  const chain = [...wrappers, ...own]
   const vendor = vendorOf(chain, taxonomy)
-  for (let depth = chain.length - 1; depth >= 0; depth--) {
-    const kind = taxonomy.meaningOf(chain[depth] as ThrowableText, vendor)
+  for (let depth = own.length - 1; depth >= 0; depth--) {
+    const kind = taxonomy.meaningOf(own[depth] as ThrowableText, vendor)
     if (!kind) continue
-    const meaning = whose(chain, depth, kind, taxonomy) ?? kind
+    const meaning = whose(chain, wrappers.length + depth, kind, taxonomy) ?? kind
     return { meaning, branch: taxonomy.branchOf(meaning), depth }
   }
   return null
+}
+
+/**
+ * The records whose lines own `record`'s trace, outermost first: a trace printed under a line
+ * of its own (an error tree that indents each cause under its wrapper without `Caused by:`)
+ * is that line's cause when the line is itself a record (docs/design.md, "Ranking").
+ */
+function wrappersOf(record: ExceptionRecord, records: readonly ExceptionRecord[]): ExceptionRecord[] {
+  const wrappers: ExceptionRecord[] = []
+  let owned = record
+  while (owned.owner !== null && wrappers.length < records.length) {
+    const line = owned.owner
+    const owner = records.find((r) => r !== owned && r.line <= line && line <= r.end)
+    if (!owner || wrappers.includes(owner)) break
+    wrappers.unshift(owner)
+    owned = owner
+  }
+  return wrappers
 }
 
 /** The component's meaning for `kind`, from the deciding throwable outwards after the ones beneath it. */
@@ -135,7 +159,7 @@ export function summarizeExceptions(
   records: readonly ExceptionRecord[],
   taxonomy: ExceptionTaxonomy,
 ): ExceptionSummary {
-  const verdicts = records.map((record) => verdictOf(record, taxonomy))
+  const verdicts = records.map((record) => verdictOf(record, taxonomy, wrappersOf(record, records)))
   const meanings = new Lines()
   const corroborating = new Lines()
   const handled = new Set<string>()

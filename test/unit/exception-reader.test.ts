@@ -725,6 +725,28 @@ describe('what the reader does not read as a failure', () => {
     ])
   })
 
+  it('reads a negated retry announcement as the end of the retries: the failure after it is final', () => {
+    // https://github.com/snowflakedb/snowflake-jdbc/issues/136 (test/corpus/excerpts/snowflake.json):
+    // RestRequest logs "Stop retrying since elapsed time …" and then throws what it saved
+    // (RestRequest.java, https://github.com/snowflakedb/snowflake-jdbc).
+    const retriedAfter = (announcement: string) =>
+      read([
+        announcement,
+        'Exception in thread "main" net.snowflake.client.jdbc.SnowflakeSQLException: JDBC driver encountered communication error. Message: Exception encountered for HTTP request: Connect to db.example:443 failed: connect timed out.',
+        '\tat net.snowflake.client.jdbc.RestRequest.execute(RestRequest.java:323)',
+      ])[0]?.retried
+    expect(
+      retriedAfter(
+        'SEVERE: Stop retrying since elapsed time due to network issues has reached timeout. Elapsed=360,264(ms), timeout=60,000(ms)',
+      ),
+    ).toBe(false)
+    expect(retriedAfter('WARN c.e.Client - not retrying: the call is not idempotent')).toBe(false)
+    expect(retriedAfter('WARN c.e.Client - giving up retrying after 5 attempts')).toBe(false)
+    // An announcement that is not negated still marks the failure as retried.
+    expect(retriedAfter('WARN c.e.Client - call failed, retrying in 500 ms')).toBe(true)
+    expect(retriedAfter('WARN c.e.Client - stopped the pool; retrying the call on another node')).toBe(true)
+  })
+
   it('notes the line that owns a trace behind a journal prefix, and none for a line of codes alone', () => {
     // https://github.com/DecentralizedAmateurPagingNetwork/Core/issues/148
     // https://github.com/Staartvin/Autorank-2/issues/345

@@ -865,3 +865,61 @@ describe('kinds the families retired in the seventh round showed (taxonomy 1.10.
     expect((await diagnose(twice('warn'))).primary).toEqual(['TD-17', 'confirmed_cause'])
   })
 })
+
+describe('kinds the families retired in the eighth round showed (taxonomy 1.11.0)', () => {
+  it('reads Netty’s ProxyConnectException as a proxy that opened no tunnel, never a refusal by the destination (no TD-01)', async () => {
+    // https://github.com/line/armeria/issues/3654 (test/corpus/excerpts/armeria.json): a SOCKS4
+    // proxy answered REJECTED_OR_FAILED(91). ProxyConnectException extends ConnectException, but
+    // Netty's ProxyHandler throws it when the proxy's handshake fails (a status, a time-out, a
+    // close), https://netty.io/4.1/api/io/netty/handler/proxy/ProxyConnectException.html.
+    const socks = [
+      'java.util.concurrent.CompletionException: com.linecorp.armeria.client.UnprocessedRequestException: io.netty.handler.proxy.ProxyConnectException: socks4, none, /127.0.0.1:33502 => 127.0.0.1/127.0.0.1:37315, status: REJECTED_OR_FAILED(91)',
+      '\tat java.base/java.util.concurrent.CompletableFuture.reportJoin(Unknown Source)',
+      'Caused by: io.netty.handler.proxy.ProxyConnectException: socks4, none, /127.0.0.1:33502 => 127.0.0.1/127.0.0.1:37315, status: REJECTED_OR_FAILED(91)',
+      '\tat io.netty.handler.proxy.Socks4ProxyHandler.handleResponse(Socks4ProxyHandler.java:119)',
+    ]
+    // Two lines of it used to confirm an upstream refusal.
+    expect((await diagnose(socks)).primary[0]).toBe('TD-08')
+    expect((await diagnose([...socks, ...socks])).primary[0]).toBe('TD-08')
+    // HttpProxyHandler's subclass, unlisted, is placed under it by its name.
+    const http = [
+      'io.netty.handler.proxy.HttpProxyHandler$HttpProxyConnectException: http, none, proxy:3128 => api:443, status: 407 Proxy Authentication Required',
+    ]
+    expect((await diagnose(http)).primary[0]).toBe('TD-08')
+    // The proxy's own port refusing the connect is still a refusal.
+    const refused = [
+      'io.netty.channel.AbstractChannel$AnnotatedConnectException: Connection refused: proxy/10.0.0.7:1080',
+      'Caused by: java.net.ConnectException: Connection refused',
+    ]
+    expect((await diagnose(refused)).primary[0]).toBe('TD-01')
+  })
+  it('reads Armeria’s ResponseTimeoutException as a call to a dependency past its time-out (TD-13)', async () => {
+    // https://github.com/openzipkin/zipkin/issues/3352 (test/corpus/excerpts/armeria.json): "A
+    // TimeoutException raised when a response has not been received from a server within
+    // timeout" (https://github.com/line/armeria, ResponseTimeoutException.java); a singleton
+    // without a message or stack.
+    const zipkin = [
+      'com.linecorp.armeria.client.ResponseTimeoutException: null',
+      '\tat com.linecorp.armeria.client.ResponseTimeoutException.get(ResponseTimeoutException.java:36) ~[armeria-1.3.0.jar!/:?]',
+    ]
+    expect((await diagnose(zipkin)).primary).toEqual(['TD-13', 'probable_cause'])
+    // Armeria's other time-outs (a server's own request time-out) name no dependency.
+    const server = ['com.linecorp.armeria.server.RequestTimeoutException: null']
+    expect((await diagnose(server)).primary[0]).toBe('TD-08')
+  })
+  it('reads a trace printed under a line that carries a database code as the database’s: that line is its wrapper', async () => {
+    // https://github.com/dbeaver/dbeaver/issues/18075 (test/corpus/excerpts/jaybird.json): an
+    // error tree prints each cause indented under its wrapper, without `Caused by:`; the
+    // wrapper's SQLSTATE 08006 (class 08, connection exception) names the database, so the
+    // refusal under it is the database unreachable (TD-18), as under a driver's class.
+    const tree = [
+      'Unable to complete network request to host "127.0.0.1". [SQLState:08006, ISC error code:335544721]',
+      '  Connection refused: connect',
+      '  Connection refused: connect',
+    ]
+    expect((await diagnose(tree)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same refusal under a line that names no component is an upstream's.
+    const upstream = ['Unable to complete request to pricing:8080', '  Connection refused: connect']
+    expect((await diagnose(upstream)).primary[0]).toBe('TD-01')
+  })
+})

@@ -112,8 +112,14 @@ export const continues = (text: string, afterBlank: boolean) => {
   return (afterBlank || text[0] === ' ' || text[0] === '\t') && levelOf(text.slice(0, 40)) === null
 }
 
-/** A retry announced: the failure logged with it is not final on its own. */
-export const retry = /\bretrying\b|\bwill (?:be )?retr|\bretry (?:attempt|in)\b/i
+/**
+ * A retry announced: the failure logged with it is not final on its own. A negated one
+ * announces the end of the retries (the Snowflake driver's `Stop retrying since elapsed time
+ * … has reached timeout`, after which it throws: RestRequest.java in
+ * https://github.com/snowflakedb/snowflake-jdbc), so the failure after it is final.
+ */
+export const retry =
+  /(?<!\b(?:stop|stops|stopped|stopping|not|no longer|no more|give up|gave up|giving up) )\bretrying\b|\bwill (?:be )?retr|\bretry (?:attempt|in)\b/i
 
 /**
  * An attempt numbered against its bound (`attempt #1/10 failed`, jcabi-aspects'
