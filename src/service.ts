@@ -214,6 +214,7 @@ async function listen(app: FastifyInstance, config: Config, storage: Storage, ba
       listenTextResolver: (address) => `Server listening at ${address.replace(/^http:/, 'https:')}`,
     })
   } catch (error) {
+    background.quiet.close()
     await background.analysis.close()
     await storage.close()
     throw error
@@ -252,6 +253,7 @@ function stopOnce(
       await app.close()
       clearTimeout(cut)
       await worker()?.stop(Math.floor(config.shutdownTimeoutMs / 2))
+      background.quiet.close()
       await background.analysis.close()
       await background.sender.stop()
       await follower.stop()

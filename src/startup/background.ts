@@ -82,7 +82,7 @@ export function createBackground(
     { purge: (now) => storage.console.purgeSessions(now) },
   )
   const analysisLog = log.child({ component: 'analysis' })
-  const threads = createAnalysis(
+  const analysis = createAnalysis(
     config.analysisThreads,
     () => rules.catalogue,
     analysisLog,
@@ -102,11 +102,10 @@ export function createBackground(
       },
     },
   )
-  const analysis = quietDuringAnalysis(threads, quiet)
   // Quiet: the threads' isolates, then the main one's (docs/design.md, "Memory is given back
   // when the work stops"); counted once all are done, the signal the benchmarks wait for.
   quiet.onQuiet(async () => {
-    const collectedThreads = await threads.collect()
+    const collectedThreads = await analysis.collect()
     const collectedMs = collectGarbage()
     metrics.memoryCollections.inc({ step: 'quiet' })
     analysisLog.info({ threads: collectedThreads, collectedMs }, 'quiet: memory collected')
@@ -151,12 +150,13 @@ export function startBackground(
   /** The catalogue version check before each diagnosis (rules of other replicas). */
   rulesFresh: () => Promise<void>,
 ): Worker {
-  const { sender, analysis } = background
+  const { sender, analysis, quiet } = background
   const deps = {
     store: storage.workerStore,
     rulesFresh,
     inventory: checked.inventory,
-    analysis,
+    // The worker's analyses keep the service from being quiet.
+    analysis: quietDuringAnalysis(analysis, quiet),
     templates: checked.templates,
     mailTo: config.mailTo,
     version,

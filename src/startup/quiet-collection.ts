@@ -59,9 +59,6 @@ export function quietDuringAnalysis(analysis: Analysis, quiet: QuietCollection):
     diagnose: (evidence) => quiet.during(() => analysis.diagnose(evidence)),
     addCustomRule: (rule) => analysis.addCustomRule(rule),
     collect: () => analysis.collect(),
-    close: async () => {
-      quiet.close()
-      await analysis.close()
-    },
+    close: () => analysis.close(),
   }
 }
