@@ -923,3 +923,71 @@ describe('kinds the families retired in the eighth round showed (taxonomy 1.11.0
     expect((await diagnose(upstream)).primary[0]).toBe('TD-01')
   })
 })
+
+describe('kinds the families retired in the ninth round showed (taxonomy 1.12.0)', () => {
+  it('reads a connection reset or a localised read time-out under the ArangoDB Java driver as the database’s (TD-18)', async () => {
+    // https://github.com/arangodb/arangodb-java-driver/issues/68 (test/corpus/excerpts/arangodb.json):
+    // the driver (com.arangodb, https://github.com/arangodb/arangodb-java-driver) wraps the JDK's
+    // reset in its one ArangoDBException; the reset is a lost connection, the driver makes it the database's.
+    const reset = [
+      'Exception in thread "main" com.arangodb.ArangoDBException: java.net.SocketException: Connection reset',
+      '\tat com.arangodb.internal.velocystream.ConnectionSync.write(ConnectionSync.java:111)',
+      '\tat com.arangodb.ArangoDB.getVersion(ArangoDB.java:297)',
+      'Caused by: java.net.SocketException: Connection reset',
+      '\tat java.net.SocketInputStream.read(SocketInputStream.java:209)',
+      '\tat com.arangodb.internal.velocystream.Connection.readBytesIntoBuffer(Connection.java:210)',
+    ]
+    expect((await diagnose(reset)).primary).toEqual(['TD-18', 'probable_cause'])
+    // https://github.com/arangodb/arangodb-java-driver/issues/251: glibc's Chinese ETIMEDOUT, a time-out
+    // of the database's connection, not a generic call past its time-out (TD-13).
+    const chinese = [
+      'com.arangodb.ArangoDBException: java.util.concurrent.ExecutionException: com.arangodb.ArangoDBException: java.net.SocketException: 连接超时 (Read failed)',
+      '        at com.arangodb.internal.velocystream.internal.ConnectionSync.write(ConnectionSync.java:92) ~[arangodb-java-driver-4.2.2.jar!/:?]',
+    ]
+    expect((await diagnose(chinese)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same reset under another client's frames stays a lost connection nobody owns.
+    const other = reset.map((line) => line.replaceAll('com.arangodb.', 'com.example.'))
+    expect((await diagnose(other)).primary[0]).toBe('TD-08')
+  })
+  it('reads a reset during the Redshift JDBC driver’s TLS handshake as the database unreachable (TD-18)', async () => {
+    // https://github.com/dbeaver/dbeaver/issues/34947 (test/corpus/excerpts/redshift.json); the
+    // driver's package, com.amazon.redshift (https://github.com/aws/amazon-redshift-jdbc-driver).
+    const handshake = [
+      'java.net.SocketException: Connection reset',
+      '\tat java.base/sun.nio.ch.NioSocketImpl.implRead(Unknown Source)',
+      '\tat java.base/sun.security.ssl.SSLSocketImpl.startHandshake(Unknown Source)',
+      '\tat com.amazon.redshift.ssl.MakeSSL.convert(MakeSSL.java:36)',
+      '\tat com.amazon.redshift.core.v3.ConnectionFactoryImpl.enableSSL(ConnectionFactoryImpl.java:606)',
+    ]
+    expect((await diagnose(handshake)).primary).toEqual(['TD-18', 'probable_cause'])
+  })
+  it('reads a refusal under the Kudu Java client, the OrientDB client and the Gremlin driver as the database’s, not an upstream’s', async () => {
+    // https://github.com/italia/daf/issues/158 (test/corpus/excerpts/kudu.json): a Kudu master refusing,
+    // under the client's frames (org.apache.kudu.client, with its shaded Netty 3; https://github.com/apache/kudu).
+    const kudu = [
+      '017-11-09 16:22:42.884 [New I/O boss #18] ERROR org.apache.kudu.client.TabletClient.exceptionCaught(723) - [Peer master-127.0.0.1:64030] Unexpected exception from downstream on [id: 0x3de71906]',
+      'java.net.ConnectException: Connection refused: /127.0.0.1:64030',
+      '\tat sun.nio.ch.SocketChannelImpl.checkConnect(Native Method)',
+      '\tat org.apache.kudu.client.shaded.org.jboss.netty.channel.socket.nio.NioClientBoss.connect(NioClientBoss.java:152)',
+    ]
+    expect((await diagnose(kudu)).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same refusal under the OrientDB remote client (com.orientechnologies.orient.client,
+    // https://github.com/orientechnologies/orientdb) and the TinkerPop Gremlin driver
+    // (org.apache.tinkerpop.gremlin.driver, https://github.com/apache/tinkerpop).
+    for (const frame of [
+      'com.orientechnologies.orient.client.remote.OStorageRemote.openRemoteDatabase(OStorageRemote.java:1906)',
+      'com.orientechnologies.orient.jdbc.OrientJdbcConnection.<init>(OrientJdbcConnection.java:64)',
+      'org.apache.tinkerpop.gremlin.driver.ConnectionPool.<init>(ConnectionPool.java:93)',
+    ]) {
+      const refused = [
+        'java.net.ConnectException: Connection refused',
+        '\tat java.net.PlainSocketImpl.socketConnect(Native Method)',
+        `\tat ${frame}`,
+      ]
+      expect((await diagnose(refused)).primary, frame).toEqual(['TD-18', 'probable_cause'])
+    }
+    // Under a service's own frames it is still an upstream refusing (TD-01).
+    const upstream = kudu.map((line) => line.replaceAll('org.apache.kudu.client.', 'com.example.'))
+    expect((await diagnose(upstream)).primary[0]).toBe('TD-01')
+  })
+})
