@@ -991,3 +991,58 @@ describe('kinds the families retired in the ninth round showed (taxonomy 1.12.0)
     expect((await diagnose(upstream)).primary[0]).toBe('TD-01')
   })
 })
+
+describe('kinds the families retired in the tenth round showed (taxonomy 1.13.0, TD 2.8.0)', () => {
+  it('reads a ConnectException whose message is a TLS alert the peer sent as no refusal (no TD-01)', async () => {
+    // https://github.com/AsyncHttpClient/async-http-client/issues/1252 (test/corpus/excerpts/async-http-client.json):
+    // AsyncHttpClient wraps any failure of its connect phase, the TLS handshake included, in
+    // `new ConnectException(cause.getMessage())` (NettyConnectListener.onFailure,
+    // https://github.com/AsyncHttpClient/async-http-client). The JDK words a fatal alert it
+    // received as `Received fatal alert: <description>` (sun/security/ssl/Alert.java,
+    // https://github.com/openjdk/jdk): an alert comes over a connection that was made.
+    const alertCarried = [
+      'Exception in thread "main" java.util.concurrent.ExecutionException: java.net.ConnectException: Received fatal alert: handshake_failure',
+      '\tat org.asynchttpclient.netty.NettyResponseFuture.abort(NettyResponseFuture.java:239)',
+      '\tat org.asynchttpclient.netty.channel.NettyConnectListener.onFailure(NettyConnectListener.java:162)',
+      '\tat io.netty.handler.ssl.SslHandler.notifyHandshakeFailure(SslHandler.java:1235)',
+    ]
+    expect((await diagnose(alertCarried)).primary[0]).toBe('TD-08')
+    expect((await diagnose([...alertCarried, ...alertCarried])).primary[0]).toBe('TD-08')
+    // The same wrapper over a refusal is still one (TD-01).
+    const refused = alertCarried.map((line) =>
+      line.replace('Received fatal alert: handshake_failure', 'Connection refused: api.example.com/10.0.0.7:443'),
+    )
+    expect((await diagnose(refused)).primary[0]).toBe('TD-01')
+    // The TLS stack's own class keeps its meaning: a certificate the peer did not accept.
+    const trust = ['javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_unknown']
+    expect((await diagnose(trust)).primary[0]).toBe('TD-04')
+  })
+  it('reads Elasticsearch’s bootstrap check of a kernel or process limit set too low as an OS limit (TD-06)', async () => {
+    // https://github.com/SonarSource/docker-sonarqube/issues/661 (test/corpus/excerpts/sonarqube.json);
+    // the checks' messages are BootstrapChecks.java's (https://github.com/elastic/elasticsearch),
+    // https://elastic.co/guide/en/elasticsearch/reference/current/_maximum_map_count_check.html.
+    const mapCount = [
+      'sonarqube    | 2023.11.29 08:13:32 ERROR es[][o.e.b.Elasticsearch] node validation exception',
+      'sonarqube    | [1] bootstrap checks failed. You must address the points described in the following [1] lines before starting Elasticsearch. For more information see [https://www.elastic.co/guide/en/elasticsearch/reference/8.11/bootstrap-checks.html]',
+      'sonarqube    | bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]; for more information see [https://www.elastic.co/guide/en/elasticsearch/reference/8.11/_maximum_map_count_check.html]',
+      'sonarqube    | ERROR: Elasticsearch did not exit normally - check the logs at /opt/sonarqube/logs/sonarqube.log',
+    ]
+    expect((await diagnose(mapCount)).primary).toEqual(['TD-06', 'undetermined'])
+    for (const limit of [
+      'max file descriptors [4096] for elasticsearch process is too low, increase to at least [65535]',
+      'max number of threads [1024] for user [elasticsearch] is too low, increase to at least [4096]',
+      'max size virtual memory [4294967296] for user [elasticsearch] is too low, increase to [unlimited]',
+      'max file size [1048576] for user [elasticsearch] is too low, increase to [unlimited]',
+    ]) {
+      expect(
+        (await diagnose([`[2019-01-15T13:49:07,336][WARN ][o.e.b.BootstrapChecks] [node-1] ${limit}`])).primary,
+        limit,
+      ).toEqual(['TD-06', 'undetermined'])
+    }
+    // A bootstrap check that is no OS limit names nothing the catalogue knows.
+    const heap = [
+      '[2019-01-15T13:49:07,336][WARN ][o.e.b.BootstrapChecks] [node-1] initial heap size [268435456] not equal to maximum heap size [1073741824]; this can cause resize pauses',
+    ]
+    expect((await diagnose(heap)).primary[0]).toBe('TD-08')
+  })
+})
