@@ -105,10 +105,14 @@ export function createBackground(
   // Quiet: the threads' isolates, then the main one's (docs/design.md, "Memory is given back
   // when the work stops"); counted once all are done, the signal the benchmarks wait for.
   quiet.onQuiet(async () => {
-    const collectedThreads = await analysis.collect()
-    const collectedMs = collectGarbage()
-    metrics.memoryCollections.inc({ step: 'quiet' })
-    analysisLog.info({ threads: collectedThreads, collectedMs }, 'quiet: memory collected')
+    try {
+      const collectedThreads = await analysis.collect()
+      const collectedMs = collectGarbage()
+      metrics.memoryCollections.inc({ step: 'quiet' })
+      analysisLog.info({ threads: collectedThreads, collectedMs }, 'quiet: memory collected')
+    } catch (error) {
+      analysisLog.error({ err: error }, 'quiet: memory not collected')
+    }
   })
   // A committed rule goes to every live engine (docs/design.md, "Rules").
   rules.onRegistered((rule) => analysis.addCustomRule(rule))

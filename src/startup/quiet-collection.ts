@@ -17,7 +17,8 @@ export class QuietCollection {
     this.period = new IdlePeriod(
       ms,
       () => {
-        void this.collect()
+        // The collection reports its own failures (background.ts); none may end the process.
+        this.collect().catch(() => {})
         return true
       },
       timers,

@@ -59,6 +59,22 @@ describe('a quiet collection', () => {
     expect(collections()).toBe(1)
   })
 
+  it('survives a collection that fails, and collects again after the next activity', async () => {
+    const clock = testTimers()
+    const quiet = new QuietCollection(1000, clock.timers)
+    let calls = 0
+    quiet.onQuiet(async () => {
+      calls++
+      if (calls === 1) throw new Error('collection failed')
+    })
+    clock.elapse(1000)
+    // A rejection nobody handled would fail this test (vitest reports unhandled rejections).
+    await new Promise((resolve) => setImmediate(resolve))
+    quiet.touch()
+    clock.elapse(1000)
+    expect(calls).toBe(2)
+  })
+
   it('never collects with a period of 0, and none after close', () => {
     const never = quietOf(0)
     never.quiet.touch()
