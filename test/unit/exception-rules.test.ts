@@ -1046,3 +1046,46 @@ describe('kinds the families retired in the tenth round showed (taxonomy 1.13.0,
     expect((await diagnose(heap)).primary[0]).toBe('TD-08')
   })
 })
+
+describe('kinds the families retired in the eleventh round showed (taxonomy 1.14.0)', () => {
+  it('confirms no certificate failure from an SSLHandshakeException whose message names none', async () => {
+    // https://github.com/spring-cloud/spring-cloud-vault/issues/405 (test/corpus/excerpts/spring-vault.json):
+    // the JDK throws SSLHandshakeException for every fatal alert of the handshake (`handshakeOnly`
+    // in sun/security/ssl/Alert.java, https://github.com/openjdk/jdk): handshake_failure,
+    // protocol_version, unsupported_extension … as well as the certificate ones. Here a TLS 1.3
+    // extension the JDK refused, an unsupported_extension, quoted twice: no certificate failed.
+    const extension = 'extension (5) should not be presented in certificate_request'
+    const vault = [
+      `2020-05-20 10:07:30.051  INFO 93020 --- [  restartedMain] o.s.v.c.e.LeaseAwareVaultPropertySource  : Vault location [secret/application/dev] not resolvable: Cannot login using org.springframework.web.client.ResourceAccessException: I/O error on POST request for "https://hostname:8200/v1/auth/approle/login": ${extension}; nested exception is javax.net.ssl.SSLHandshakeException: ${extension}`,
+      `2020-05-20 10:07:30.191  WARN 93020 --- [  restartedMain] LeaseEventPublisher$LoggingErrorListener : [RequestedSecret [path='secret/application', mode=ROTATE]] Lease [leaseId='null', leaseDuration=PT0S, renewable=false] Cannot login using org.springframework.web.client.ResourceAccessException: I/O error on POST request for "https://hostname:8200/v1/auth/approle/login": ${extension}; nested exception is javax.net.ssl.SSLHandshakeException: ${extension}`,
+    ]
+    expect((await diagnose(vault)).primary).not.toContain('confirmed_cause')
+    for (const other of [
+      'Received fatal alert: handshake_failure',
+      'Received fatal alert: protocol_version',
+      'No appropriate protocol (protocol is disabled or cipher suites are inappropriate)',
+    ]) {
+      const lines = [
+        'javax.net.ssl.SSLHandshakeException: ' + other,
+        '\tat sun.security.ssl.Alert.createSSLException(Alert.java:131)',
+      ]
+      expect((await diagnose([...lines, ...lines])).primary, other).not.toContain('confirmed_cause')
+    }
+    // A message that names a certificate failure, by the JDK's trust path or by a certificate
+    // alert's description, is still one, and two records of it corroborate it.
+    const pkix = vault.map((line) =>
+      line.replaceAll(
+        extension,
+        'PKIX path building failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to requested target',
+      ),
+    )
+    expect((await diagnose(pkix)).primary).toEqual(['TD-04', 'confirmed_cause'])
+    for (const alert of ['bad_certificate', 'certificate_expired', 'unknown_ca', 'certificate_unknown']) {
+      const lines = [
+        `javax.net.ssl.SSLHandshakeException: Received fatal alert: ${alert}`,
+        '\tat sun.security.ssl.Alert.createSSLException(Alert.java:131)',
+      ]
+      expect((await diagnose([...lines, ...lines])).primary, alert).toEqual(['TD-04', 'confirmed_cause'])
+    }
+  })
+})
