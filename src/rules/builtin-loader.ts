@@ -45,14 +45,25 @@ export function loadBuiltinRules(dir = builtinRulesDir): { rules: BuiltinRule[];
     for (const rule of data.rules) {
       if (!rule.branch.startsWith(`${family}-`))
         throw new BuiltinRulesError(`${file}: ${rule.branch} is not a ${family} rule`)
+      const patterns = patternsOf(rule.conditions)
+      const meanings = meaningsOf(rule.conditions)
+      // A consequence the rule does not test would silently corroborate nothing less.
+      const foreign = [
+        ...(rule.consequences?.patterns ?? []).filter((p) => !patterns.includes(p)),
+        ...(rule.consequences?.meanings ?? []).filter((m) => !meanings.includes(m)),
+      ]
+      if (foreign.length > 0)
+        throw new BuiltinRulesError(
+          `${file}: ${rule.branch} consequences not among its conditions: ${foreign.join(', ')}`,
+        )
       rules.push({
         ...rule,
         id: `builtin-${rule.branch}`,
         family,
         version: data.version,
         ruleId: null,
-        patterns: patternsOf(rule.conditions),
-        meanings: meaningsOf(rule.conditions),
+        patterns,
+        meanings,
       })
     }
   }

@@ -27,6 +27,8 @@ function heldLeaves(node: ResultNode): CorroboratingFact[] {
   // A `not` that held says something was absent: nothing to name.
   if (children) return children.flatMap(heldLeaves)
   if (node.fact === undefined || node.operator === undefined) return []
+  // A cause's line required beside a repeated banner (engine-rules.ts) is no fact of its own.
+  if (node.fact === 'log' && node.operator === 'matches') return []
   const isLog = !plain(node.factResult) && node.fact === 'log'
   return [
     {

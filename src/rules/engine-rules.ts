@@ -118,11 +118,18 @@ function corroboration(rule: CatalogueRule): TopCondition {
   const own = isBuiltin(rule) ? (rule.corroboratedBy ?? []) : []
   const shared = { condition: corroborationCondition } as unknown as Condition
   const { classes, meanings } = exceptionSignatureOf(rule)
+  const consequences = isBuiltin(rule) ? rule.consequences : undefined
   const lines = { fact: logFact, operator: repeatedOperator, value: patterns } as unknown as Condition
+  // A banner says that the start failed, not why: repeated (once per attempt), it corroborates
+  // only with a line of a cause the rule names beside it.
+  const causes = patterns.filter((p) => !consequences?.patterns?.includes(p))
+  const cause = { fact: logFact, operator: matchesOperator, value: causes } as unknown as Condition
+  const withCause: Condition = causes.length < patterns.length ? { all: [lines, cause] } : lines
   // Words repeated inside another failure's message are not the rule's failure repeated.
   const quoted = quotedOnly(meanings)
-  const repeated: Condition = quoted ? { all: [lines, { not: quoted }] } : lines
-  const earned: TopCondition = { any: [repeated, ...recurringSignature(classes, meanings), ...own, shared] }
+  const repeated: Condition = quoted ? { all: [withCause, { not: quoted }] } : withCause
+  const recurring = meanings.filter((m) => !consequences?.meanings?.includes(m))
+  const earned: TopCondition = { any: [repeated, ...recurringSignature(classes, recurring), ...own, shared] }
   const handled = handledOnly(meanings)
   return handled ? { all: [earned, { not: handled }] } : earned
 }

@@ -32,6 +32,19 @@ export type Rule = {
    * @maxItems 10
    */
   corroboratedBy?: Condition[]
+  /**
+   * The rule's own patterns and exception meanings that report its failure as the consequence of a cause written elsewhere (a start-up failure's banner): they find the rule, but repeated they corroborate nothing; a line of another of its patterns beside them does (docs/design.md, "Confidence is earned")
+   */
+  consequences?: {
+    /**
+     * @minItems 1
+     */
+    patterns?: string[]
+    /**
+     * @minItems 1
+     */
+    meanings?: string[]
+  }
 }
 export type Condition =
   | TopCondition

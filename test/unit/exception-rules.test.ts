@@ -1089,3 +1089,37 @@ describe('kinds the families retired in the eleventh round showed (taxonomy 1.14
     }
   })
 })
+
+describe('kinds the families retired in the twelfth round showed (TD 2.9.0)', () => {
+  it('confirms no start-up failure from its banners alone, however often they repeat: they say the start failed, not why', async () => {
+    // https://github.com/thingsboard/thingsboard/issues/39 (test/corpus/excerpts/thingsboard.json):
+    // Spring Boot logs "Application run failed" (1.x: "Application startup failed") once per
+    // failed run, with the failure as its throwable (`reportFailure` in SpringApplication.java,
+    // https://github.com/spring-projects/spring-boot); three restarts, three banners, no cause.
+    const restarts = ['03:49:35,344', '03:59:19,767', '04:04:11,875'].map(
+      (at) => `2017-01-26 ${at} [main] ERROR o.s.boot.SpringApplication - Application startup failed`,
+    )
+    expect(await diagnose(restarts)).toEqual({ primary: ['TD-05', 'probable_cause'], branches: ['TD-05'] })
+    // Tomcat's two banners: "Context [{0}] startup failed due to previous errors"
+    // (`standardContext.startFailed` in java/org/apache/catalina/core/LocalStrings.properties,
+    // https://github.com/apache/tomcat) says itself that the cause is elsewhere.
+    const tomcat = [
+      '03-Apr-2020 17:50:16.741 SEVERE [main] org.apache.catalina.core.StandardContext.startInternal One or more listeners failed to start. Full details will be found in the appropriate container log file',
+      '03-Apr-2020 17:50:16.750 SEVERE [main] org.apache.catalina.core.StandardContext.startInternal Context [/shop] startup failed due to previous errors',
+    ]
+    expect((await diagnose(tomcat)).primary).toEqual(['TD-05', 'probable_cause'])
+    // A start-up failure's class on two records, with no cause under it that has a meaning.
+    const bean = [
+      "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'shopService': Invocation of init method failed",
+      '\tat org.springframework.beans.factory.support.AbstractAutowireCapableBeanFactory.initializeBean(AbstractAutowireCapableBeanFactory.java:1786)',
+    ]
+    expect((await diagnose([...bean, ...bean])).primary).toEqual(['TD-05', 'probable_cause'])
+    // A banner beside a cause the rule names (a port in use) still corroborates it.
+    const portInUse = [
+      '2016-02-16 17:46:14.334 ERROR 24753 --- [           main] o.s.boot.SpringApplication               : Application startup failed',
+      'java.lang.RuntimeException: java.net.BindException: Address already in use',
+    ]
+    expect((await diagnose(portInUse)).primary).toEqual(['TD-05', 'confirmed_cause'])
+    expect((await diagnose([...restarts, ...portInUse.slice(1)])).primary).toEqual(['TD-05', 'confirmed_cause'])
+  })
+})
