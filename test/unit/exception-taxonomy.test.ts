@@ -330,6 +330,41 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
     ).toEqual(['os-limit', 'TD-06'])
   })
 
+  it('reads a bind refused by its JDK frames, not its class: EACCES and EADDRNOTAVAIL at sun.nio.ch.Net.bind are the listener’s start-up failure', () => {
+    // Net.bind/bind0 bind an address, Net.connect/connect0 connect (sun/nio/ch/Net.java in
+    // https://github.com/openjdk/jdk); bind(2)'s EACCES is a protected address, its
+    // EADDRNOTAVAIL an address that is not local (man2/bind.2 in https://github.com/mkerrisk/man-pages).
+    expect(
+      verdict(
+        'java.net.BindException: Cannot assign requested address',
+        '\tat sun.nio.ch.Net.bind0(Native Method)',
+        '\tat sun.nio.ch.Net.bind(Net.java:437)',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    expect(
+      verdict(
+        'java.net.SocketException: Permission denied',
+        '\tat sun.nio.ch.Net.bind0(Native Method)',
+        '\tat sun.nio.ch.Net.bind(Net.java:433)',
+        '\tat sun.nio.ch.ServerSocketChannelImpl.bind(ServerSocketChannelImpl.java:223)',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    // The same class's connect is no bind, and a permission refused elsewhere names no branch.
+    expect(
+      verdict(
+        'java.net.ConnectException: Cannot assign requested address',
+        '\tat sun.nio.ch.Net.connect0(Native Method)',
+        '\tat sun.nio.ch.Net.connect(Net.java:579)',
+      ),
+    ).toEqual(['local-address-unavailable', 'TD-06'])
+    expect(
+      verdict(
+        'java.io.FileNotFoundException: /var/log/app/server.log (Permission denied)',
+        '\tat java.io.FileOutputStream.open0(Native Method)',
+      ),
+    ).toEqual(['permission-denied', null])
+  })
+
   it('reads work rejected by a terminated executor as a shutdown, which supports no branch', () => {
     // https://github.com/flightstats/hub/issues/531
     expect(

@@ -80,6 +80,7 @@ export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = 
   ['EADDRINUSE', 'Adresse déjà utilisée'], // fr
   ['EADDRINUSE', '地址已在使用'], // zh_CN
   ['EADDRINUSE', 'Only one usage of each socket address'], // Windows 10048
+  ['EACCES', 'Permission denied'],
   ['EADDRNOTAVAIL', 'Cannot assign requested address'],
   ['EADDRNOTAVAIL', 'Die angeforderte Adresse kann nicht zugewiesen werden'], // de
   ['EADDRNOTAVAIL', "Ne peut attribuer l'adresse demandée"], // fr

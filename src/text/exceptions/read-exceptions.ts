@@ -232,7 +232,7 @@ class Reader {
     ) {
       const kind = traceLine(line.text)
       if (kind.kind === 'frame') {
-        this.noteFrame(current, kind.frameClass)
+        this.noteFrame(current, kind.frame)
         framesSeen = true
       } else if (kind.kind === 'cause' || kind.kind === 'suppressed' || kind.kind === 'wrapper') {
         const at = throwableAt(line.text, kind.at)
@@ -306,11 +306,12 @@ class Reader {
     return last
   }
 
-  private noteFrame(throwable: Building, frameClass: string): void {
+  /** `frame` is `pkg.Class.method`: a prefix may name a package, a class or one method. */
+  private noteFrame(throwable: Building, frame: string): void {
     if (throwable.frames.length >= readerBounds.frames) return
-    const dot = frameClass.indexOf('.')
-    for (const prefix of this.prefixes.get(dot === -1 ? frameClass : frameClass.slice(0, dot)) ?? []) {
-      if (frameClass.startsWith(prefix) && !throwable.frames.includes(prefix)) throwable.frames.push(prefix)
+    const dot = frame.indexOf('.')
+    for (const prefix of this.prefixes.get(dot === -1 ? frame : frame.slice(0, dot)) ?? []) {
+      if (frame.startsWith(prefix) && !throwable.frames.includes(prefix)) throwable.frames.push(prefix)
     }
   }
 

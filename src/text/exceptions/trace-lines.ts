@@ -6,8 +6,12 @@ import { levelOf } from './levels.js'
 // allowed, as stack-frames.ts allows it for the scanner.
 
 export type TraceLine =
-  /** `at pkg.Class.method(File.java:12)`, or WebLogic's and JRockit's frame without `at`. */
-  | { kind: 'frame'; frameClass: string }
+  /**
+   * `at pkg.Class.method(File.java:12)`, or WebLogic's and JRockit's frame without `at`:
+   * `frame` is `pkg.Class.method`, the method kept because one class may serve two things
+   * (the JDK's `sun.nio.ch.Net.bind` binds a listener's address, its `connect` connects).
+   */
+  | { kind: 'frame'; frame: string }
   /** `... 12 more`, `... 5 common frames omitted`, a folded run of repeated frames. */
   | { kind: 'elided' }
   /**
@@ -42,15 +46,15 @@ export function traceLine(text: string): TraceLine {
   if (first === text.length) return { kind: 'blank' }
   // Most lines of a trace are frames that start with `at `: decided without searching the line.
   if (text.startsWith('at ', first)) {
-    const frame = frameClass(text, first + 3)
-    if (frame) return { kind: 'frame', frameClass: frame }
+    const frame = frameMethod(text, first + 3)
+    if (frame) return { kind: 'frame', frame }
   }
   for (const [marker, kind] of markers) {
     const i = text.indexOf(marker)
     if (i !== -1 && i <= maxPrefix) return { kind, at: i + marker.length, indent: i }
   }
   const frame = frameAt(text, first)
-  if (frame) return { kind: 'frame', frameClass: frame }
+  if (frame) return { kind: 'frame', frame }
   const dots = text.indexOf('... ', first)
   if (dots !== -1 && dots <= maxPrefix && isDigit(text[dots + 4])) return { kind: 'elided' }
   return { kind: 'other' }
@@ -62,19 +66,19 @@ const markers = [
   ['Wrapped by: ', 'wrapper'],
 ] as const
 
-/** The class of the frame on this line, or null when it is not one. */
+/** The method of the frame on this line (`pkg.Class.method`), or null when it is not one. */
 function frameAt(text: string, first: number): string | null {
-  if (text.startsWith('at ', first)) return frameClass(text, first + 3)
+  if (text.startsWith('at ', first)) return frameMethod(text, first + 3)
   for (const marker of ['\tat ', ' at ']) {
     const i = text.indexOf(marker, first)
     if (i !== -1 && i <= maxPrefix) {
-      const frame = frameClass(text, i + marker.length)
+      const frame = frameMethod(text, i + marker.length)
       if (frame) return frame
     }
   }
   // Without `at`: indented, and what is in the parentheses is a source position.
   if (first === 0) return null
-  const frame = frameClass(text, first)
+  const frame = frameMethod(text, first)
   if (!frame) return null
   const open = text.indexOf('(', first)
   const inside = text.slice(open + 1, text.lastIndexOf(')'))
@@ -84,8 +88,8 @@ function frameAt(text: string, first: number): string | null {
 /** What a frame's parentheses hold: a source file and line, or the JVM's words for none. */
 export const sourcePosition = /\.(?:java|kt|scala|groovy)(?::[\d?]+)?$|^Native Method$|^Unknown Source$/
 
-/** `pkg.Class.method(` from `start`: the class (`pkg.Class`), without a module (`java.base/`). */
-function frameClass(text: string, start: number): string | null {
+/** `pkg.Class.method(` from `start`: `pkg.Class.method`, without a module (`java.base/`). */
+function frameMethod(text: string, start: number): string | null {
   let i = start
   while (i < text.length && text[i] === ' ') i++
   const from = i
@@ -93,8 +97,7 @@ function frameClass(text: string, start: number): string | null {
   if (text[i] !== '(' || text.indexOf(')', i) === -1) return null
   const method = text.slice(from, i)
   const qualified = method.slice(method.lastIndexOf('/') + 1)
-  const dot = qualified.lastIndexOf('.')
-  return dot > 0 ? qualified.slice(0, dot) : null
+  return qualified.lastIndexOf('.') > 0 ? qualified : null
 }
 
 /** A JVM command line (`ps`, a start script): its class names are flags and classpath entries, not failures. */
