@@ -103,6 +103,33 @@ describe('the exception reader, by layout', () => {
     ])
   })
 
+  it("reads the class Spring's `nested exception is` names even when its name has no suffix: an inner class", () => {
+    // https://github.com/spring-projects/spring-vault/issues/350 (test/corpus/excerpts/spring-vault.json):
+    // Spring appends `nested exception is ` and the cause's toString(), which starts with its class
+    // name (NestedExceptionUtils.buildMessage, https://github.com/spring-projects/spring-framework),
+    // here RestTemplate's inner class for a 400 with no `Exception` at its end.
+    const records = read([
+      "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'vaultService': Invocation of init method failed; nested exception is org.springframework.vault.authentication.VaultLoginException: Cannot login using AppRole: missing client token; nested exception is org.springframework.web.client.HttpClientErrorException$BadRequest: 400 Bad Request",
+      '\tat org.springframework.beans.factory.annotation.InitDestroyAnnotationBeanPostProcessor.postProcessBeforeInitialization(InitDestroyAnnotationBeanPostProcessor.java:139) ~[spring-beans-5.1.3.RELEASE.jar:5.1.3.RELEASE]',
+    ])
+    expect(records.map(chain)).toEqual([
+      [
+        1,
+        null,
+        [
+          'org.springframework.beans.factory.BeanCreationException',
+          'org.springframework.vault.authentication.VaultLoginException',
+          'org.springframework.web.client.HttpClientErrorException$BadRequest',
+        ],
+      ],
+    ])
+    expect(records[0]?.causes[1]?.message).toBe('400 Bad Request')
+    // Only a qualified class name stands after the marker; a word or a sentence is no cause.
+    expect(
+      read(['org.springframework.dao.DataAccessResourceFailureException: failed; nested exception is null'])[0]?.causes,
+    ).toEqual([])
+  })
+
   it('reads traces behind a prefix: a container name, journal fields, Cloud Foundry sources', () => {
     // https://github.com/deviantony/docker-elk/issues/990
     const compose = read([

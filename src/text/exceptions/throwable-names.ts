@@ -81,6 +81,25 @@ export function throwableAt(text: string, from = 0): ClassAt | null {
   return null
 }
 
+// Spring's nested exceptions (NestedRuntimeException, NestedCheckedException before 6.0) end
+// their message with `nested exception is ` and their cause's `toString()`, which starts with
+// the cause's class name whatever that name ends with (`NestedExceptionUtils.buildMessage`,
+// spring-core/src/main/java/org/springframework/core/NestedExceptionUtils.java in
+// https://github.com/spring-projects/spring-framework; `Throwable.toString`). A client's
+// inner class such as `com.aerospike.client.AerospikeException$Connection` has no suffix.
+const nestedMarker = 'nested exception is '
+
+/** The class Spring's `nested exception is ` names at or after `from`, whatever its suffix. */
+export function nestedCauseAt(text: string, from = 0): ClassAt | null {
+  const marker = text.indexOf(nestedMarker, from)
+  if (marker === -1) return null
+  const start = marker + nestedMarker.length
+  let end = start
+  while (end < text.length && (isIdentifierChar(code(text, end)) || code(text, end) === 46)) end++
+  const name = text.slice(start, end)
+  return isQualified(name) && standsAlone(text, end) ? { name, start, end } : null
+}
+
 /** At most this many `::` modules of a JRuby name are walked back over. */
 const maxModules = 8
 

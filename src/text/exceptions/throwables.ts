@@ -1,6 +1,6 @@
 import { codesIn } from './codes.js'
 import { readerBounds, type ThrowableText } from './records.js'
-import { type ClassAt, messageAfter, throwableAt } from './throwable-names.js'
+import { type ClassAt, messageAfter, nestedCauseAt, throwableAt } from './throwable-names.js'
 
 // Throwables as the reader builds them (read-exceptions.ts) and finishes them into records.
 
@@ -15,7 +15,8 @@ export interface Building {
 
 /**
  * The throwable at `at` and the causes its message prints (`…: java.net.ConnectException:
- * Connection refused`, `nested exception is …`). Spring's bean wrappers nest four or five deep
+ * Connection refused`, `nested exception is …`, whose class may have no suffix:
+ * throwable-names.ts, `nestedCauseAt`). Spring's bean wrappers nest four or five deep
  * on one line before the cause that decides (`…; nested exception is
  * java.lang.NoClassDefFoundError: …`), so up to twice a record's bound of causes is read; the
  * record then keeps the outermost and the deepest of them (`bound`).
@@ -26,11 +27,18 @@ export function implied(text: string, at: ClassAt): Building[] {
   for (
     let current: ClassAt | null = at;
     current && chain.length < impliedChain;
-    current = throwableAt(text, current.end)
+    current = nextCauseAt(text, current.end)
   ) {
     chain.push({ class: current.name, message: messageAfter(text, current.end), frames: [], implied: chain.length > 0 })
   }
   return chain
+}
+
+/** The next cause printed after `from`: a suffixed class name, or the class Spring's marker names. */
+function nextCauseAt(text: string, from: number): ClassAt | null {
+  const named = throwableAt(text, from)
+  const nested = nestedCauseAt(text, from)
+  return nested && (!named || nested.start < named.start) ? nested : named
 }
 
 export const cut = (text: string, chars: number) => (text.length > chars ? text.slice(0, chars) : text)
