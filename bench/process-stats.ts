@@ -91,7 +91,6 @@ async function residentWhen(
   return { ...residentMiB(pid), waitedSeconds: (performance.now() - started) / 1000 }
 }
 
-const threadsOff = () => process.env.DIAG_ANALYSIS_THREADS === '0'
 const quietCollections = (metrics: string) => sample(metrics, 'diagnostic_memory_collections_total{step="quiet"}')
 
 /** The service's count of quiet collections now (NaN from a service without them): what residentWhenQuiet waits past. */
@@ -101,8 +100,9 @@ export const quietCollectionsNow = async (url: string) => quietCollections(await
  * The resident set once the service, quiet after the load, has collected every isolate
  * (DIAG_ANALYSIS_QUIET_SECONDS, docs/operations.md "Memory"): the positive signal is
  * `diagnostic_memory_collections_total{step="quiet"}` past `before` (read while the load ran),
- * counted once every thread has answered. Null when that step is off (or there are no
- * threads) or did not come within the period and a minute more.
+ * counted once every thread has answered (with DIAG_ANALYSIS_THREADS=0 the main isolate alone
+ * is collected and counted). Null when that step is off or did not come within the period and
+ * a minute more.
  */
 export async function residentWhenQuiet(
   url: string,
@@ -110,7 +110,7 @@ export async function residentWhenQuiet(
   before: number,
 ): Promise<ResidentAtSignal | null> {
   const quietSeconds = Number(process.env.DIAG_ANALYSIS_QUIET_SECONDS ?? 5)
-  if (quietSeconds === 0 || threadsOff() || Number.isNaN(before)) return null
+  if (quietSeconds === 0 || Number.isNaN(before)) return null
   return residentWhen(url, pid, (metrics) => quietCollections(metrics) > before, quietSeconds + 60)
 }
 
@@ -122,6 +122,6 @@ export async function residentWhenQuiet(
  */
 export async function residentAfterRetirement(url: string, pid: number | undefined): Promise<ResidentAtSignal | null> {
   const idleSeconds = Number(process.env.DIAG_ANALYSIS_IDLE_SECONDS ?? 60)
-  if (idleSeconds === 0 || threadsOff()) return null
+  if (idleSeconds === 0 || process.env.DIAG_ANALYSIS_THREADS === '0') return null
   return residentWhen(url, pid, (metrics) => sample(metrics, 'diagnostic_analysis_threads') === 0, idleSeconds + 60)
 }
