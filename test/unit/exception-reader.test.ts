@@ -599,7 +599,7 @@ describe("a driver's own message printed without its class (driver-messages.ts)"
     ])
   })
 
-  it('reads no HttpClient connect failure without the address list its message always carries', () => {
+  it('reads no HttpClient connect failure without its list of resolved addresses (InetAddress’s host/address)', () => {
     expect(
       read([
         'INFO c.e.Sync - Connect to db01 failed: retrying',

@@ -1,8 +1,8 @@
 import type { ReasonAt } from './jvm-reasons.js'
 
 // A client library's own message printed without its class. First a JDBC driver's own
-// connection-failure message: a tool that logs only `getMessage()` (DBeaver's Eclipse log: `!MESSAGE Fehler beim Herstellen der
-// TCP/IP-Verbindung mit dem Host '…', Port 1433. …`). Microsoft's SQL Server driver throws
+// connection-failure message: a tool that logs only `getMessage()` (DBeaver's Eclipse log:
+// `!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '…', Port 1433. …`). Microsoft's SQL Server driver throws
 // its SQLServerException with this message template, `R_tcpipConnectionFailed`, and SQLSTATE
 // 08001, in the language of the JVM: English in
 // https://github.com/microsoft/mssql-jdbc/blob/main/src/main/java/com/microsoft/sqlserver/jdbc/SQLServerResource.java,
