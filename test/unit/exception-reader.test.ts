@@ -575,6 +575,40 @@ describe("a driver's own message printed without its class (driver-messages.ts)"
     ).toEqual([sqlServer, sqlServer])
   })
 
+  it('reads HttpClient’s connect failure quoted without its class as an IOException, its OS message in any language naming the errno', () => {
+    // test/corpus/excerpts/streampark.json, streampark-1902-flink-rest-refused-zh (tuning part),
+    // from https://github.com/apache/streampark/issues/1902: the product logs the message alone,
+    // the JVM's strerror text in Chinese (拒绝连接, ECONNREFUSED).
+    const streampark = read([
+      '2022-10-26 09:11:50.409 StreamPark [ForkJoinPool-1-worker-51] WARN  o.a.s.f.k.w.FlinkJobStatusWatcher:227 - The retry fetch failed, final status failed, errorStack=Connect to http://172.18.17.222:56651 [/172.18.17.222] failed: 拒绝连接.',
+    ])
+    expect(streampark.map((r) => [r.line, r.class, r.errno, r.classFromReason === true])).toEqual([
+      [1, 'java.io.IOException', 'ECONNREFUSED', true],
+    ])
+    expect(streampark[0]?.message).toBe('Connect to http://172.18.17.222:56651 [/172.18.17.222] failed: 拒绝连接.')
+    // HttpClient 5's spelling (ConnectExceptionSupport): the endpoint, then the same list.
+    expect(
+      read([
+        'WARN c.e.Sync - Connect to https://api.example.com:443 [api.example.com/10.0.0.7] failed: connect timed out',
+      ]).map((r) => [r.class, r.message]),
+    ).toEqual([
+      [
+        'java.io.IOException',
+        'Connect to https://api.example.com:443 [api.example.com/10.0.0.7] failed: connect timed out',
+      ],
+    ])
+  })
+
+  it('reads no HttpClient connect failure without its list of resolved addresses (InetAddress’s host/address)', () => {
+    expect(
+      read([
+        'INFO c.e.Sync - Connect to db01 failed: retrying',
+        'INFO c.e.Sync - trying to connect to [db01] failed nodes',
+        'INFO c.e.Sync - Connect to db01 [pending] queued',
+      ]),
+    ).toEqual([])
+  })
+
   it('reads no driver message from its parts out of order or a part alone', () => {
     expect(
       read([

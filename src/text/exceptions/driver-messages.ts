@@ -1,8 +1,8 @@
 import type { ReasonAt } from './jvm-reasons.js'
 
-// A JDBC driver's own connection-failure message printed without its class: a tool that
-// logs only `getMessage()` (DBeaver's Eclipse log: `!MESSAGE Fehler beim Herstellen der
-// TCP/IP-Verbindung mit dem Host '…', Port 1433. …`). Microsoft's SQL Server driver throws
+// A client library's own message printed without its class. First a JDBC driver's own
+// connection-failure message: a tool that logs only `getMessage()` (DBeaver's Eclipse log:
+// `!MESSAGE Fehler beim Herstellen der TCP/IP-Verbindung mit dem Host '…', Port 1433. …`). Microsoft's SQL Server driver throws
 // its SQLServerException with this message template, `R_tcpipConnectionFailed`, and SQLSTATE
 // 08001, in the language of the JVM: English in
 // https://github.com/microsoft/mssql-jdbc/blob/main/src/main/java/com/microsoft/sqlserver/jdbc/SQLServerResource.java,
@@ -49,14 +49,31 @@ const serverPacketTimingInfoNoRecv = [
   ' milliseconds ago. The driver has not received any packets from the server.',
 ]
 
-const templates = [
+// Apache HttpClient's connect failure, logged by a product that prints only `getMessage()`
+// (StreamPark's job watcher: `errorStack=Connect to http://…:56651 [/172.18.17.222] failed:
+// 拒绝连接.`). HttpClient 4.3+ builds the message of both HttpHostConnectException and
+// ConnectTimeoutException as `"Connect to " + host + " " + Arrays.asList(remoteAddresses) +
+// " failed: " + cause.getMessage()`,
+// https://github.com/apache/httpcomponents-client/blob/4.5.x/httpclient/src/main/java/org/apache/http/conn/HttpHostConnectException.java
+// and ConnectTimeoutException.java beside it; HttpClient 5 the same in
+// https://github.com/apache/httpcomponents-client/blob/master/httpclient5/src/main/java/org/apache/hc/client5/http/impl/ConnectExceptionSupport.java.
+// The two classes share the template, so it names only what both are, an IOException; the
+// cause's message after `failed: ` (the OS's text for the errno, in the host's language, or
+// the JDK's `connect timed out`) decides the failure, as on any IOException. The address list
+// is InetAddress's `host/address`, so its `/` inside the brackets is required: a sentence
+// that merely says `Connect to … failed` is not this message.
+const httpClientConnectFailed = ['Connect to ', ' [', '/', '] failed: ']
+
+const templates: ReadonlyArray<{ class: string; parts: readonly string[]; word?: string }> = [
   ...tcpipConnectionFailed.map((template) => ({ class: sqlServerException, parts: partsOf(template) })),
   { class: mysqlCommunicationsException, parts: serverPacketTimingInfoNoRecv },
+  // `connect to` is in many sentences; the end of the address list is rarer.
+  { class: 'java.io.IOException', parts: httpClientConnectFailed, word: '] failed: ' },
 ]
 
 /** The candidate words (the automaton folds ASCII case) that find a line holding one: each template's longest part. */
 export const driverMessageWords: readonly string[] = templates.map(
-  ({ parts }) => parts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a)).trim() as string,
+  ({ parts, word }) => word ?? (parts.reduce((a, b) => (b.trim().length > a.trim().length ? b : a)).trim() as string),
 )
 
 /** The driver exception whose own message template `text` holds, from where the message starts. */
