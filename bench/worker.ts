@@ -2,7 +2,9 @@
 // 512 KiB of log, sent the way Alertmanager does (concurrent webhooks, a 503 retried on its
 // randomized exponential backoff, which ignores Retry-After), measured until the last report
 // reaches a local SMTP server. Prints events/s end to end and the service's own drain while
-// it had work, alert-to-mail latency p50/p99 and the service's RSS. Never fails on speed.
+// it had work, alert-to-mail latency p50/p99 and the service's RSS. Then as many alerts
+// again, offered at a fixed rate (BENCH_PACED_RATE, 220 events/s) whatever the answers, as a
+// storm arrives: the drain from first report to last. Never fails on speed.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -70,6 +72,16 @@ function writeWorkspace(dir: string): string {
 
 // Alertmanager's Go HTTP client keeps its connections alive; so does the benchmark.
 const agent = new Agent({ keepAlive: true, maxSockets: senders, rejectUnauthorized: false })
+/**
+ * The paced storm's connections: as many as its webhooks in flight, as Alertmanager's client
+ * opens (one notification per aggregation group, each on its own, no limit per host).
+ */
+const pacedAgent = new Agent({ keepAlive: true, rejectUnauthorized: false })
+/**
+ * The rate the paced storm offers: above issue 31's 200 events/s, so that a service that keeps
+ * up shows its drain above the target and one that does not shows its own rate.
+ */
+const pacedRate = Number(process.env.BENCH_PACED_RATE ?? 220)
 
 const fingerprint = (i: number) => `bench${i.toString(16).padStart(8, '0')}`
 
@@ -99,13 +111,13 @@ function webhookBody(i: number): string {
   })
 }
 
-function post(url: string, body: string): Promise<number> {
+function post(url: string, body: string, through = agent): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/api/v1/alerts/alertmanager`,
       {
         method: 'POST',
-        agent,
+        agent: through,
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
@@ -138,6 +150,22 @@ function alertmanagerBackoff(): () => number {
     interval = Math.min(interval * 1.5, 60_000)
     return wait
   }
+}
+
+/** The most alerts sent and not yet mailed at any one time. */
+function heldAtOnce(spans: ReadonlyArray<readonly [number, number]>): number {
+  const steps = spans.flatMap(([sent, reported]) => [
+    { at: sent, delta: 1 },
+    { at: reported, delta: -1 },
+  ])
+  steps.sort((a, b) => a.at - b.at || a.delta - b.delta)
+  let held = 0
+  let most = 0
+  for (const { delta } of steps) {
+    held += delta
+    most = Math.max(most, held)
+  }
+  return most
 }
 
 /**
@@ -344,6 +372,60 @@ async function main() {
     })
 
     const sentAt = new Map<string, number>()
+    let transportErrors = 0
+    /**
+     * Sends alert i until it is answered 202, a 503 or a transport error (a connection refused
+     * or reset past DIAG_MAX_CONNECTIONS) retried on Alertmanager's backoff, as Alertmanager
+     * retries both; resolves to the 503s.
+     */
+    const deliver = async (i: number, answered: number[], through = agent) => {
+      const body = webhookBody(i)
+      const backoff = alertmanagerBackoff()
+      let rejected = 0
+      for (;;) {
+        const attempt = performance.now()
+        const status = await post(url, body, through).catch(() => {
+          transportErrors++
+          return 0
+        })
+        if (status !== 0) answered.push(performance.now() - attempt)
+        if (status === 202) return rejected
+        if (status === 503) rejected++
+        else if (status !== 0) throw new Error(`webhook answered ${status}`)
+        const wait = attempt + backoff() - performance.now()
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)))
+      }
+    }
+    /** Resolves once `total` reports have been mailed since the start (or after ten minutes). */
+    const allReported = async (total: number) => {
+      const deadline = performance.now() + 600_000
+      while (delivered.size < total && performance.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    /**
+     * Alerts [first, first + count) offered at `perSecond`, each sent when it is due whatever
+     * the answers to those before it: an open loop, as a storm of alerts does not wait for
+     * the service (a closed loop of senders slows down with it and measures its own backoff).
+     * A 503 is retried on Alertmanager's backoff. Resolves when all are mailed.
+     */
+    const pacedStorm = async (first: number, count: number, perSecond: number) => {
+      const answered: number[] = []
+      const transportBefore = transportErrors
+      const sending: Promise<number>[] = []
+      const started = performance.now()
+      let lastSent = started
+      for (let k = 0; k < count; k++) {
+        // Due times run from the start, so an event loop that woke late catches up.
+        const wait = started + (k * 1000) / perSecond - performance.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        lastSent = performance.now()
+        sentAt.set(fingerprint(first + k), lastSent)
+        sending.push(deliver(first + k, answered, pacedAgent))
+      }
+      const rejected = (await Promise.all(sending)).reduce((sum, n) => sum + n, 0)
+      await allReported(first + count)
+      return { started, lastSent, rejected, transportErrors: transportErrors - transportBefore }
+    }
     /** Sends alerts [first, first + count) from 16 senders; resolves when all are mailed. */
     const storm = async (first: number, count: number) => {
       let next = first
@@ -358,27 +440,14 @@ async function main() {
       const answered: number[] = []
       const sender = async () => {
         for (let i = next++; i < first + count; i = next++) {
-          const body = webhookBody(i)
           const sent = performance.now()
-          const backoff = alertmanagerBackoff()
-          for (;;) {
-            const attempt = performance.now()
-            const status = await post(url, body)
-            answered.push(performance.now() - attempt)
-            if (status === 202) break
-            if (status !== 503) throw new Error(`webhook answered ${status}`)
-            rejected++
-            const wait = attempt + backoff() - performance.now()
-            await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)))
-          }
+          rejected += await deliver(i, answered)
           accepted.push(performance.now())
           sentAt.set(fingerprint(i), sent)
         }
       }
       await Promise.all(Array.from({ length: senders }, sender))
-      const deadline = performance.now() + 600_000
-      while (delivered.size < first + count && performance.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20))
+      await allReported(first + count)
       const benchCpu = process.cpuUsage(benchCpuStart)
       // Every report of an earlier storm arrived before this one started.
       const reported = [...delivered.values()].filter((at) => at >= started)
@@ -427,18 +496,31 @@ async function main() {
     const folding = await foldingCost(work)
     const stages = profiling ? await analysisStages(join(work, 'logs', 'bench-00.log'), [work]) : []
     const unit = (calibrationBefore + calibrationAfter) / 2
+    // The same number of alerts again, offered at a fixed rate (after the closed loop, warm).
+    const pacedFirst = warmup + alerts
+    const paced = await pacedStorm(pacedFirst, alerts, pacedRate)
 
     // Latency per alert: its event id (in the mail) maps to its bench_id label in the store.
-    const identities = new Map<string, string>()
+    const reportedAt = new Map<string, number>()
     const db = new (await import('better-sqlite3')).default(join(work, 'data', 'diagnostic.db'), { readonly: true })
     const rows = db.prepare("SELECT id, json_extract(alert, '$.labels.bench_id') AS benchId FROM events").all()
-    for (const row of rows as Array<{ id: string; benchId: string }>) identities.set(row.id, row.benchId)
+    for (const row of rows as Array<{ id: string; benchId: string }>) {
+      const at = delivered.get(row.id)
+      if (at !== undefined) reportedAt.set(row.benchId, at)
+    }
     db.close()
-    const latencies = [...delivered].flatMap(([event, at]) => {
-      const identity = identities.get(event) ?? ''
-      const sent = sentAt.get(identity)
-      return sent === undefined || Number.parseInt(identity.slice(5), 16) < warmup ? [] : [at - sent]
-    })
+    /** [sent, reported] of alerts [first, first + count), each mailed. */
+    const spans = (first: number, count: number) =>
+      Array.from({ length: count }, (_, k) => {
+        const id = fingerprint(first + k)
+        return [sentAt.get(id) ?? Number.NaN, reportedAt.get(id) ?? Number.NaN] as const
+      })
+    const latencies = spans(warmup, alerts).map(([sent, at]) => at - sent)
+    const pacedSpans = spans(pacedFirst, alerts)
+    const pacedLatencies = pacedSpans.map(([sent, at]) => at - sent)
+    const pacedReports = pacedSpans.map(([, at]) => at)
+    // From its first report to its last, the service mails what it is offered or what it can.
+    const pacedDrain = (alerts - 1) / ((Math.max(...pacedReports) - Math.min(...pacedReports)) / 1000)
     const perEvent = (seconds: number, events: number) => ((seconds * 1000) / events).toFixed(1)
     const out = (line: string) => process.stdout.write(`${line}\n`)
     out(`worker benchmark: ${alerts} distinct alerts, ${instances} instances with more than 512 KiB of log each`)
@@ -458,6 +540,12 @@ async function main() {
       `webhook answered in   p50 ${percentile(warm.answered, 50).toFixed(1)} ms, p99 ${percentile(warm.answered, 99).toFixed(1)} ms, max ${Math.max(...warm.answered).toFixed(1)} ms (${warm.answered.length} requests, 202 or 503)`,
     )
     out(`503 queue_full        ${warm.rejected} (retried on Alertmanager's backoff)`)
+    out(
+      `paced storm           ${alerts} more alerts offered at ${pacedRate} events/s, each sent when due (sent in ${((paced.lastSent - paced.started) / 1000).toFixed(2)} s), ${paced.rejected} answered 503 queue_full, ${paced.transportErrors} transport errors, at most ${heldAtOnce(pacedSpans)} held at once`,
+    )
+    out(
+      `paced drain events/s  ${pacedDrain.toFixed(1)}   first report to last (target >= 200: ${pacedDrain >= 200 ? 'met' : 'not met'}); alert-to-mail p50 ${percentile(pacedLatencies, 50).toFixed(0)} ms, p99 ${percentile(pacedLatencies, 99).toFixed(0)} ms`,
+    )
     out(`service RSS           ${rssBesideTarget(afterStorm)} right after the storm`)
     out(`                      ${isolateAfterStorm}`)
     if (quiet) {
@@ -498,7 +586,7 @@ async function main() {
         `service RSS idle      ${rssBesideTarget(retired)} analysis threads retired (signal ${retired.waitedSeconds.toFixed(1)} s after the report lines)`,
       )
       out(`                      ${await memorySplitLine(url, child.pid)}`)
-      const restarted = await storm(warmup + alerts, restartAlerts)
+      const restarted = await storm(warmup + 2 * alerts, restartAlerts)
       out(
         `threads restarted     service CPU / event ${perEvent(restarted.serviceCpu, restartAlerts)} ms (first ${restartAlerts} alerts after retirement; warm ${perEvent(warm.serviceCpu, alerts)} ms)`,
       )
@@ -525,6 +613,7 @@ async function main() {
     }
   } finally {
     agent.destroy()
+    pacedAgent.destroy()
     child?.kill('SIGTERM')
     smtp.close()
     rmSync(work, { recursive: true, force: true })

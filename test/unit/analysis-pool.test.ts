@@ -94,6 +94,31 @@ describe('AnalysisPool', () => {
     expect(Buffer.from(ownedExcerpt(pooled)).equals(pooled)).toBe(true)
   })
 
+  it("runs an event's diagnosis before the log analyses of events that arrived after it", async () => {
+    const pool = new AnalysisPool(1, () => [], log, threadScript)
+    pools.push(pool)
+    await pool.ready()
+    const settled: string[] = []
+    const evidence = withLogText(emptyEvidence({ alertname: 'A', instance: 'app-01', severity: 'critical' }), 'x')
+    // Six analyses wait (the thread holds the first and the next), then one event's diagnosis.
+    const analyses = [1, 2, 3, 4, 5, 6].map((n) =>
+      pool.analyzeLogs([logFile], [root]).then(() => settled.push(`analysis ${n}`)),
+    )
+    const diagnosis = pool.diagnose(evidence).then(() => settled.push('diagnosis'))
+    await Promise.all([...analyses, diagnosis])
+    // An event whose log was read holds its excerpt until it is diagnosed and stored: it goes
+    // first, so that a storm holds a few excerpts at a time rather than one per waiting event.
+    expect(settled).toEqual([
+      'analysis 1',
+      'analysis 2',
+      'diagnosis',
+      'analysis 3',
+      'analysis 4',
+      'analysis 5',
+      'analysis 6',
+    ])
+  })
+
   it('fails the tasks of a thread that dies and reports a thread that cannot start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'diag-pool-script-'))
     const dying = join(dir, 'dying.mjs')

@@ -211,12 +211,25 @@ export class AnalysisPool implements Analysis {
   private run(task: Task): Promise<LogAnalysis | Diagnosis> {
     if (this.closing) return Promise.reject(new Error('the analysis pool is closed'))
     return new Promise<LogAnalysis | Diagnosis>((resolve, reject) => {
-      this.waiting.push({ task, resolve, reject })
+      this.enqueue({ task, resolve, reject })
       this.idlePeriod.busy()
       // Retired after an idle period: started again, with every custom rule registered since.
       if (this.threads.length === 0) this.start()
       this.dispatch()
     })
+  }
+
+  /**
+   * A diagnosis waits behind other diagnoses only, ahead of every waiting log analysis: its
+   * event has read its log and holds the excerpt (up to 512 KiB) until it is diagnosed and
+   * stored, so finishing started events first keeps a storm's memory to a few excerpts, not
+   * one per event in flight (DIAG_WORKER_CONCURRENCY), and its latency to its own work. A
+   * diagnosis follows an analysis of its own event, so analyses are never starved.
+   */
+  private enqueue(job: Job): void {
+    const firstAnalysis = job.task.type === 'diagnose' ? this.waiting.findIndex((j) => j.task.type === 'analyze') : -1
+    if (firstAnalysis === -1) this.waiting.push(job)
+    else this.waiting.splice(firstAnalysis, 0, job)
   }
 
   /**
