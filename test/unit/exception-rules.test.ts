@@ -1124,7 +1124,7 @@ describe('kinds the families retired in the twelfth round showed (TD 2.9.0)', ()
   })
 })
 
-describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16.0)', () => {
+describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16.0, the reader)', () => {
   it('reads the Aerospike client’s SERVER_NOT_AVAILABLE result code as the database unreachable (TD-18)', async () => {
     // https://github.com/aerospike/aerospark/issues/25 (test/corpus/excerpts/aerospike.json). The
     // Java client's AerospikeException prints its result code first: `Error Code <code>: ` before
@@ -1185,5 +1185,18 @@ describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16
       line.replaceAll('java.util.concurrent.TimeoutException', 'com.example.graph.TimeoutException'),
     )
     expect((await diagnose(namesake)).primary[0]).toBe('TD-08')
+  })
+  it('diagnoses Paho’s time-out printed as `Caused by: <message> (32000)` as a call past its time-out (TD-13), probable', async () => {
+    // https://github.com/256dpi/processing-mqtt/issues/28 (test/corpus/excerpts/paho.json): the
+    // reason code 32000, REASON_CODE_CLIENT_TIMEOUT, in the JVM's Spanish (taxonomy 1.8.0 reads it
+    // in MqttException's toString()); its class is inferred from the layout, so it never confirms.
+    const lines = [
+      'java.lang.RuntimeException: [MQTT] Failed to publish: Tiempo de espera excedido al esperar una respuesta del servidor',
+      '\tat mqtt.MQTTClient.publish(Unknown Source)',
+      'Caused by: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+      '\tat org.eclipse.paho.client.mqttv3.internal.Token.waitForCompletion(Token.java:112)',
+    ]
+    expect((await diagnose(lines)).primary).toEqual(['TD-13', 'probable_cause'])
+    expect((await diagnose([...lines, ...lines])).primary).toEqual(['TD-13', 'probable_cause'])
   })
 })
