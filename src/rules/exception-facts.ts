@@ -34,7 +34,8 @@ export function verdictOf(
   const chain = [...wrappers, ...own]
   const vendor = vendorOf(chain, taxonomy)
   for (let depth = own.length - 1; depth >= 0; depth--) {
-    const kind = taxonomy.meaningOf(own[depth] as ThrowableText, vendor)
+    const kind =
+      taxonomy.meaningOf(own[depth] as ThrowableText, vendor) ?? whereThrown(chain, wrappers.length + depth, taxonomy)
     if (!kind) continue
     const meaning = whose(chain, wrappers.length + depth, kind, taxonomy) ?? kind
     return { meaning, branch: taxonomy.branchOf(meaning), depth }
@@ -58,6 +59,24 @@ function wrappersOf(record: ExceptionRecord, records: readonly ExceptionRecord[]
     owned = owner
   }
   return wrappers
+}
+
+/**
+ * What a class that means something only where it is thrown (the JDK's `TimeoutException`)
+ * means at `index`: the nearest throwable, from it outwards, whose class or frames name a
+ * component says where it was thrown (a cause printed in its wrapper's message has no frames
+ * of its own), and that component what it means there (docs/design.md, "Ranking").
+ */
+function whereThrown(chain: readonly ThrowableText[], index: number, taxonomy: ExceptionTaxonomy): string | null {
+  const name = chain[index]?.class
+  if (!name || !taxonomy.meansWhereThrown(name)) return null
+  for (let i = index; i >= 0; i--) {
+    const throwable = chain[i] as ThrowableText
+    const names = i === index ? throwable.frames : [throwable.class ?? '', ...throwable.frames]
+    const component = names.map((n) => (n ? taxonomy.componentOf(n) : null)).find((c) => c !== null)
+    if (component) return taxonomy.thrownMeaning(component, name)
+  }
+  return null
 }
 
 /** The component's meaning for `kind`, from the deciding throwable outwards after the ones beneath it. */

@@ -43,6 +43,8 @@ export class ExceptionTaxonomy {
   private readonly suffixNames: string[]
   private readonly ancestry = new Map<string, readonly string[]>()
   private readonly components: ExceptionTaxonomyFile['components']['entries']
+  /** Classes that mean something only where they are thrown (a component's `classMeanings`). */
+  private readonly thrownClasses: Set<string>
   private readonly vendors: Array<{ vendor: Vendor; prefixes: string[] }>
   /** Message entries by the class they are for, each with its place in the file (the first that matches wins). */
   private readonly messages = new Map<string, Array<{ index: number; contains: string; meaning: string }>>()
@@ -63,6 +65,7 @@ export class ExceptionTaxonomy {
       .filter((name) => !generalNames.has(name))
       .sort((a, b) => b.length - a.length)
     this.components = file.components.entries
+    this.thrownClasses = new Set(this.components.flatMap((c) => Object.keys(c.classMeanings ?? {})))
     this.vendors = file.vendors.entries
     file.messages.entries.forEach(({ class: name, contains, meaning }, index) => {
       this.messages.set(name, [...(this.messages.get(name) ?? []), { index, contains, meaning }])
@@ -205,6 +208,19 @@ export class ExceptionTaxonomy {
     return this.vendors.find((v) => v.prefixes.some((prefix) => name.startsWith(prefix)))?.vendor ?? null
   }
 
+  /** Whether the printed class means something only where it is thrown (`thrownMeaning`). */
+  meansWhereThrown(name: string): boolean {
+    return this.thrownClasses.has(name)
+  }
+
+  /**
+   * What a class without a meaning of its own means when the component threw it: the JDK's
+   * `TimeoutException` is any blocking wait, but a database client's wait was for the database.
+   */
+  thrownMeaning(component: string, name: string): string | null {
+    return this.components.find((c) => c.component === component)?.classMeanings?.[name] ?? null
+  }
+
   /** What a kind of failure becomes when it is the component's (a refusal by a database is the database unreachable). */
   reroute(component: string, meaning: string): string | null {
     return this.components.find((c) => c.component === component)?.reroutes[meaning] ?? null
@@ -233,6 +249,10 @@ function checkReferences(file: ExceptionTaxonomyFile): string[] {
     for (const [from, to] of Object.entries(entry.reroutes)) {
       meaning(`component ${entry.component}`, from)
       meaning(`component ${entry.component}`, to)
+    }
+    for (const [name, to] of Object.entries(entry.classMeanings ?? {})) {
+      meaning(`component ${entry.component}`, to)
+      if (!classes.has(name)) problems.push(`component ${entry.component}: class ${name} is not listed`)
     }
   }
   if (file.components.entries.filter((c) => c.namedByCodes === true).length > 1)

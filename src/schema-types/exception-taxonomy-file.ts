@@ -47,6 +47,12 @@ export interface Table {
      * A throwable that carries a SQLSTATE or a database vendor code names this component too, whatever its class (or when the line shows none): only a database reports either
      */
     namedByCodes?: boolean
+    /**
+     * What a listed class without a meaning of its own means when it is thrown in this component: in the nearest frames of its own, or of its wrappers when the log shows none (the JDK's TimeoutException is any blocking wait; thrown by a database client, the wait was for the database). The printed class must be the key itself: a namesake or a subclass is not read
+     */
+    classMeanings?: {
+      [k: string]: Meaning
+    }
   }[]
 }
 /**

@@ -696,6 +696,51 @@ describe("a cause a wrapper's message quotes, its own line not in view (quoted-c
   })
 })
 
+describe('a cause whose toString() does not print its class', () => {
+  it('reads Paho’s `Caused by: <message> (<reason code>)` over Paho’s frames as its MqttException, inferred', () => {
+    // https://github.com/256dpi/processing-mqtt/issues/28 (test/corpus/excerpts/paho.json), in
+    // the JVM's Spanish. printStackTrace prints `Caused by: ` and the cause's toString()
+    // (https://docs.oracle.com/en/java/javase/17/docs/api/java.base/java/lang/Throwable.html#printStackTrace()),
+    // and MqttException's is `getMessage() + " (" + reasonCode + ")"`, without its class
+    // (MqttException.java in https://github.com/eclipse-paho/paho.mqtt.java).
+    const records = read([
+      'java.lang.RuntimeException: [MQTT] Failed to publish: Tiempo de espera excedido al esperar una respuesta del servidor',
+      '\tat mqtt.MQTTClient.publish(Unknown Source)',
+      'Caused by: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+      '\tat org.eclipse.paho.client.mqttv3.internal.Token.waitForCompletion(Token.java:112)',
+      '\tat org.eclipse.paho.client.mqttv3.MqttToken.waitForCompletion(MqttToken.java:67)',
+    ])
+    expect(records.map((r) => [chain(r), r.causes.map((c) => c.message), r.classFromReason])).toEqual([
+      [
+        [1, null, ['java.lang.RuntimeException', 'org.eclipse.paho.client.mqttv3.MqttException']],
+        ['Tiempo de espera excedido al esperar una respuesta del servidor (32000)'],
+        true,
+      ],
+    ])
+    // Redaction masks `(Token.java:112)` as a token's value: the frame under the line is still Paho's.
+    expect(
+      read([
+        'java.lang.RuntimeException: [MQTT] Failed to publish',
+        'Caused by: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+        '\tat org.eclipse.paho.client.mqttv3.internal.Token.waitForCompletion(Token.java:[REDACTED]',
+      ]).map((r) => [chain(r), r.classFromReason]),
+    ).toEqual([[[1, null, ['java.lang.RuntimeException', 'org.eclipse.paho.client.mqttv3.MqttException']], true]])
+    // Not over another library's frames, nor without a reason code: the trace ends there, as before.
+    for (const [cause, frame] of [
+      ['Caused by: Tiempo de espera excedido (32000)', '\tat com.example.mqtt.Client.publish(Client.java:12)'],
+      [
+        'Caused by: Tiempo de espera excedido',
+        '\tat org.eclipse.paho.client.mqttv3.MqttToken.waitForCompletion(MqttToken.java:67)',
+      ],
+    ] as const) {
+      const found = read(['java.lang.RuntimeException: publish failed', cause, frame])
+      expect(found.map((r) => [chain(r), r.classFromReason])).toEqual([
+        [[1, null, ['java.lang.RuntimeException']], undefined],
+      ])
+    }
+  })
+})
+
 describe('what the reader does not read as a failure', () => {
   it('reads no exception from a JVM command line, frames or a logger name', () => {
     // https://github.com/openboxes/openboxes/issues/1412, with an OOM flag added to its listing

@@ -1123,3 +1123,80 @@ describe('kinds the families retired in the twelfth round showed (TD 2.9.0)', ()
     expect((await diagnose([...restarts, ...portInUse.slice(1)])).primary).toEqual(['TD-05', 'confirmed_cause'])
   })
 })
+
+describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16.0, the reader)', () => {
+  it('reads the Aerospike client’s SERVER_NOT_AVAILABLE result code as the database unreachable (TD-18)', async () => {
+    // https://github.com/aerospike/aerospark/issues/25 (test/corpus/excerpts/aerospike.json). The
+    // Java client's AerospikeException prints its result code first: `Error Code <code>: ` before
+    // client 4 (`getMessage`), `Error <code>,<iteration>,…: ` since; ResultCode.java
+    // (https://github.com/aerospike/aerospike-client-java, client/src/com/aerospike/client/)
+    // documents SERVER_NOT_AVAILABLE, "Server is not accepting requests", as 11 (the server's
+    // own code, proto.h) and, since client 4, as the client's -8, the code of its
+    // `AerospikeException.Connection`, "thrown when client can't connect to the server".
+    expect(
+      (await diagnose(['com.aerospike.client.AerospikeException: Error Code 11: Server not available'])).primary,
+    ).toEqual(['TD-18', 'probable_cause'])
+    expect(
+      (
+        await diagnose([
+          'com.aerospike.client.AerospikeException: Error -8,1,1000,30000,2,BB9020011AC4202 10.0.0.7 3000: Server not available',
+          '\tat com.aerospike.client.command.SyncCommand.executeCommand(SyncCommand.java:133)',
+        ])
+      ).primary,
+    ).toEqual(['TD-18', 'probable_cause'])
+    // Another result code (2, KEY_NOT_FOUND_ERROR) says nothing of the database's reach, and
+    // another library's "Error Code 11" is not Aerospike's (EAGAIN is errno 11 on Linux).
+    expect((await diagnose(['com.aerospike.client.AerospikeException: Error Code 2: Key not found'])).primary[0]).toBe(
+      'TD-08',
+    )
+    expect(
+      (await diagnose(['com.example.media.TranscodeException: Error Code 11: Server not available'])).primary[0],
+    ).toBe('TD-08')
+    // A refusal under the client's frames is the database's, as under any database driver.
+    const refused = [
+      'java.net.ConnectException: Connection refused',
+      '\tat sun.nio.ch.SocketChannelImpl.checkConnect(Native Method)',
+      '\tat com.aerospike.client.cluster.Connection.<init>(Connection.java:86)',
+    ]
+    expect((await diagnose(refused)).primary).toEqual(['TD-18', 'probable_cause'])
+  })
+
+  it('reads the JDK’s TimeoutException thrown in a database client’s frames as the database not answering (TD-18), elsewhere as nothing', async () => {
+    // https://github.com/Azure-Samples/azure-cosmos-db-graph-java-getting-started/issues/18
+    // (test/corpus/excerpts/gremlin.json). java.util.concurrent.TimeoutException is "thrown when
+    // a blocking operation times out" (its javadoc): any wait, so it has no meaning of its own.
+    // Thrown by a database client, the wait was for the database: the Gremlin driver throws it
+    // from Client.chooseConnection when no host is available, "perhaps the servers are just
+    // all down" (gremlin-driver/src/main/java/org/apache/tinkerpop/gremlin/driver/Client.java,
+    // https://github.com/apache/tinkerpop).
+    const noHost = [
+      'Exception in thread "main" java.lang.RuntimeException: java.lang.RuntimeException: java.util.concurrent.TimeoutException: Timed out while waiting for an available host - check the client configuration and connectivity to the server if this message persists',
+      '\tat org.apache.tinkerpop.gremlin.driver.Client.submit(Client.java:218)',
+      'Caused by: java.util.concurrent.TimeoutException: Timed out while waiting for an available host - check the client configuration and connectivity to the server if this message persists',
+      '\tat org.apache.tinkerpop.gremlin.driver.Client$ClusteredClient.chooseConnection(Client.java:463)',
+    ]
+    expect((await diagnose(noHost)).primary).toEqual(['TD-18', 'probable_cause'])
+    // A cause printed without frames of its own was thrown where its wrapper's frames run.
+    expect((await diagnose(noHost.slice(0, 2))).primary).toEqual(['TD-18', 'probable_cause'])
+    // The same wait in an application's own frames, or a namesake that is not the JDK's class, is no failure of the catalogue.
+    const own = noHost.map((line) => line.replaceAll('org.apache.tinkerpop.gremlin.driver.', 'com.example.batch.'))
+    expect((await diagnose(own)).primary[0]).toBe('TD-08')
+    const namesake = noHost.map((line) =>
+      line.replaceAll('java.util.concurrent.TimeoutException', 'com.example.graph.TimeoutException'),
+    )
+    expect((await diagnose(namesake)).primary[0]).toBe('TD-08')
+  })
+  it('diagnoses Paho’s time-out printed as `Caused by: <message> (32000)` as a call past its time-out (TD-13), probable', async () => {
+    // https://github.com/256dpi/processing-mqtt/issues/28 (test/corpus/excerpts/paho.json): the
+    // reason code 32000, REASON_CODE_CLIENT_TIMEOUT, in the JVM's Spanish (taxonomy 1.8.0 reads it
+    // in MqttException's toString()); its class is inferred from the layout, so it never confirms.
+    const lines = [
+      'java.lang.RuntimeException: [MQTT] Failed to publish: Tiempo de espera excedido al esperar una respuesta del servidor',
+      '\tat mqtt.MQTTClient.publish(Unknown Source)',
+      'Caused by: Tiempo de espera excedido al esperar una respuesta del servidor (32000)',
+      '\tat org.eclipse.paho.client.mqttv3.internal.Token.waitForCompletion(Token.java:112)',
+    ]
+    expect((await diagnose(lines)).primary).toEqual(['TD-13', 'probable_cause'])
+    expect((await diagnose([...lines, ...lines])).primary).toEqual(['TD-13', 'probable_cause'])
+  })
+})

@@ -174,6 +174,17 @@ describe('the exception taxonomy', () => {
     expect(() => loadExceptionTaxonomy(dir)).toThrow(
       'components: a SQLSTATE or vendor code can name one component only',
     )
+    // A class that means something where a component throws it must be listed (it is read by its exact name).
+    writeFileSync(
+      file,
+      text.replace(
+        '"java.util.concurrent.TimeoutException": "downstream-timeout"',
+        '"java.util.concurrent.TimeOutException": "downstream-timeout"',
+      ),
+    )
+    expect(() => loadExceptionTaxonomy(dir)).toThrow(
+      'component database: class java.util.concurrent.TimeOutException is not listed',
+    )
     rmSync(dir, { recursive: true, force: true })
   })
 })

@@ -7,6 +7,7 @@ import { jvmReasonAt } from './jvm-reasons.js'
 import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
 import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
+import { namelessCause } from './nameless-causes.js'
 import { quotedCauseOf } from './quoted-causes.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
@@ -236,8 +237,11 @@ class Reader {
         framesSeen = true
       } else if (kind.kind === 'cause' || kind.kind === 'suppressed' || kind.kind === 'wrapper') {
         const at = throwableAt(line.text, kind.at)
-        if (!at) break
-        const found = implied(line.text, at)
+        // A cause whose toString() does not print its class (nameless-causes.ts).
+        const unnamed =
+          at || kind.kind !== 'cause' ? null : namelessCause(line.text, kind.at, lines.next(line)?.text ?? null)
+        if (!at && !unnamed) break
+        const found = at ? implied(line.text, at) : [unnamed as Building]
         onLine = kind.kind === 'suppressed' ? found.slice(0, 1) : found
         if (kind.kind === 'wrapper') {
           rootFirst = true
@@ -253,7 +257,7 @@ class Reader {
           suppressedIndent = -1
           // A cause already read from a message (`…Exception: java.net.ConnectException: …`) is the same throwable.
           const last = causes[causes.length - 1]
-          if (last?.implied && last.class === at.name) causes.pop()
+          if (last?.implied && last.class === found[0]?.class) causes.pop()
           causes.push(...found)
           current = found[found.length - 1] as Building
         }
@@ -288,6 +292,7 @@ class Reader {
       build: () => {
         // No cause in view: a wrapper that quotes its cause's message may still show it (quoted-causes.ts).
         const quoted = outermostFirst.length === 1 ? quotedCauseOf(outermostFirst[0] as Building) : null
+        const inferred = quoted !== null || outermostFirst.some((t) => t.inferred)
         const [record, ...rest] = [...outermostFirst, ...(quoted ? [quoted] : [])].map(finish) as [
           ThrowableText,
           ...ThrowableText[],
@@ -299,7 +304,7 @@ class Reader {
           ...this.recordAt(first, lines, head.start, last, level),
           causes: tail,
           suppressed: suppressed.map(finish),
-          ...(quoted ? { classFromReason: true as const } : {}),
+          ...(inferred ? { classFromReason: true as const } : {}),
         }
       },
     })

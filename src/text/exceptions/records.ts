@@ -54,7 +54,9 @@ export interface ExceptionRecord extends ThrowableText {
    * this class alone is thrown with (`Java heap space` is an OutOfMemoryError's,
    * jvm-reasons.ts; the SQL Server driver's `R_tcpipConnectionFailed` in any of its
    * languages, driver-messages.ts), or a wrapper's message quotes a cause the log does not
-   * show (a host name alone is an UnknownHostException's, quoted-causes.ts). Such a record
+   * show (a host name alone is an UnknownHostException's, quoted-causes.ts), or a cause's
+   * line prints no class because its toString() omits it (Paho's MqttException,
+   * nameless-causes.ts). Such a record
    * counts for a finding but never corroborates one: a bare message is weaker than the class.
    */
   classFromReason?: true

@@ -11,6 +11,8 @@ export interface Building {
   frames: string[]
   /** Read from another throwable's message (`…Exception: java.net.ConnectException: …`), not from its own line. */
   implied?: boolean
+  /** Its class was not printed but inferred from its line's layout and frames (nameless-causes.ts). */
+  inferred?: boolean
 }
 
 /**
@@ -55,7 +57,7 @@ export function cutMessage(text: string): string {
 }
 
 /** The codes are read from the whole message, before it is cut. */
-export function finish({ implied: _, ...throwable }: Building): ThrowableText {
+export function finish({ implied: _, inferred: __, ...throwable }: Building): ThrowableText {
   return { ...throwable, message: cutMessage(throwable.message), ...codesIn(cut(throwable.message, 2000)) }
 }
 
