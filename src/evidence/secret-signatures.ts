@@ -51,6 +51,17 @@ const token = (id: string, origin: string, source: string, markers: string[], ki
   markers,
 })
 
+/**
+ * Not a stack frame's source position, `(Token.java:112)`: the key/value rule would read
+ * `Token.java` as a key and `112)` as its value, and a frame of any class named with a
+ * secret word (Paho's `internal.Token`, the JDK's `StringTokenizer`, a `PasswordEncoder`)
+ * would lose its line number and parenthesis, and with them its place in the trace
+ * (docs/design.md, "Secret redaction"). Only a JVM source file's name in parentheses with
+ * digits and a `)` that no word runs on from is exempt; what follows the `)` is read by
+ * every rule as usual.
+ */
+const notFramePosition = '(?!(?<=\\()[\\w-]{1,160}\\.(?:java|kt|scala|groovy):\\d{1,9}\\)(?!\\w))'
+
 export const secretSignatures: readonly SecretSignature[] = [
   token(
     'jwt',
@@ -280,7 +291,10 @@ export const secretSignatures: readonly SecretSignature[] = [
   {
     id: 'key-value',
     origin: 'logs: key=value, key: value, URL parameters, JVM arguments, Python dict reprs',
-    pattern: new RegExp(`${idStart}(${keyInIdentifier}["']?\\s{0,5}(?:=(?!>)|:)\\s{0,5})${value}`, 'gi'),
+    pattern: new RegExp(
+      `${idStart}${notFramePosition}(${keyInIdentifier}["']?\\s{0,5}(?:=(?!>)|:)\\s{0,5})${value}`,
+      'gi',
+    ),
     replacement: maskValue,
     markers: keyMarkers,
   },
