@@ -717,7 +717,8 @@ describe('a cause whose toString() does not print its class', () => {
         true,
       ],
     ])
-    // Redaction masks `(Token.java:112)` as a token's value: the frame under the line is still Paho's.
+    // A frame whose source position is damaged (as redaction left it before it kept frames'
+    // positions) is still Paho's frame under the line: only its method is read.
     expect(
       read([
         'java.lang.RuntimeException: [MQTT] Failed to publish',

@@ -34,8 +34,7 @@ function endsWithCode(text: string): boolean {
 
 /**
  * The method the frame on `line` runs, read from its `at ` onwards: the frame's position in
- * parentheses is not needed (redaction masks `(Token.java:112)` in Paho's `…internal.Token`
- * frames as a token's value, secret-signatures.ts, and over-redacting is safe).
+ * parentheses is not needed, so a frame the source cut after its method still counts.
  */
 function frameOn(line: string): string | null {
   const kind = traceLine(line)
