@@ -1199,4 +1199,19 @@ describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16
     expect((await diagnose(lines)).primary).toEqual(['TD-13', 'probable_cause'])
     expect((await diagnose([...lines, ...lines])).primary).toEqual(['TD-13', 'probable_cause'])
   })
+
+  it('diagnoses an errno printed as its number on a line with no class by its meaning: EMFILE an OS limit (TD-06), ENOMEM native memory (TD-12, probable)', async () => {
+    // https://github.com/questdb/questdb/issues/3405 and /issues/4303 (test/corpus/excerpts/questdb.json).
+    const emfile = [
+      '2023-05-25T23:35:11.005398Z C i.q.c.p.PGConnectionContext error [msg=`could not open read-only [file=/opt/homebrew/var/questdb/db/BinanceUM-DOTUSDT-kline-1m/2023-02-20.0/unit.i]`, errno=24]',
+    ]
+    // TD-06 is always undetermined: the service cannot inspect the host (builtin-rules/td.json).
+    expect((await diagnose(emfile)).primary).toEqual(['TD-06', 'undetermined'])
+    const enomem = [
+      '2024-03-19T07:40:02.129410Z C i.q.c.h.p.JsonQueryProcessorState [24] error [msg=`could not mmap  [size=28800, offset=0, fd=261855, memUsed=7301204960, fileLen=28800]`, errno=12, q=`SELECT 1`]',
+    ]
+    expect((await diagnose(enomem)).primary).toEqual(['TD-12', 'probable_cause'])
+    // A bare number is weaker than a class: repeated, it still corroborates nothing.
+    expect((await diagnose([...enomem, ...enomem])).primary).toEqual(['TD-12', 'probable_cause'])
+  })
 })
