@@ -1214,4 +1214,31 @@ describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16
     // A bare number is weaker than a class: repeated, it still corroborates nothing.
     expect((await diagnose([...enomem, ...enomem])).primary).toEqual(['TD-12', 'probable_cause'])
   })
+
+  it('reads the driver’s message Flyway quotes from getConnection() as the exception of the driver its JDBC URL names: PostgreSQL’s `The connection attempt failed.` is TD-18, probable', async () => {
+    // https://github.com/open-metadata/OpenMetadata/issues/16839 (test/corpus/excerpts/openmetadata.json).
+    // Flyway's JdbcUtils.openConnection throws `new FlywaySqlException("Unable to obtain connection
+    // from database" + getDataSourceInfo(dataSource, true) + ": " + e.getMessage(), e)` around the
+    // SQLException of DataSource.getConnection() (https://github.com/flyway/flyway,
+    // flyway-core/src/main/java/org/flywaydb/core/internal/jdbc/JdbcUtils.java); the URL in the
+    // data source's info names the driver, whose exception that is (pgjdbc's PSQLException).
+    const flyway = [
+      'Migrating the OpenMetadata Schema.',
+      'Failed to db migration due to ',
+      "org.flywaydb.core.internal.exception.FlywaySqlException: Unable to obtain connection from database (jdbc:postgresql://postgresql:5432/openmetadata_db?allowPublicKeyRetrieval=true&useSSL=false&serverTimezone=UTC) for user 'openmetadata_user': The connection attempt failed.",
+    ]
+    expect((await diagnose(flyway)).primary).toEqual(['TD-18', 'probable_cause'])
+    expect((await diagnose([...flyway, ...flyway])).primary).toEqual(['TD-18', 'probable_cause'])
+    // Another driver's URL does not make the words PostgreSQL's; nor does another wrapper.
+    expect((await diagnose(flyway.map((l) => l.replace('jdbc:postgresql:', 'jdbc:example:')))).primary[0]).toBe('TD-08')
+    expect(
+      (
+        await diagnose(
+          flyway.map((l) =>
+            l.replace('org.flywaydb.core.internal.exception.FlywaySqlException', 'com.example.MigrationException'),
+          ),
+        )
+      ).primary[0],
+    ).toBe('TD-08')
+  })
 })
