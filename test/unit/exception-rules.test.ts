@@ -1241,4 +1241,24 @@ describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16
       ).primary[0],
     ).toBe('TD-08')
   })
+
+  it('reads the host name dom4j’s DocumentException quotes after `Nested exception: `, in a relocated copy too, as a DNS failure (TD-17), probable', async () => {
+    // https://github.com/dotCMS/core/issues/11131 (test/corpus/excerpts/dotcms.json): dom4j 1.x
+    // prints its nested exception's message after its own, `super.getMessage() + " Nested
+    // exception: " + nestedException.getMessage()`, and SAXReader wraps the parser's exception
+    // with its message (https://github.com/dom4j/dom4j, src/main/java/org/dom4j/DocumentException.java);
+    // a host name alone is the JDK's UnknownHostException's message. dotCMS relocates dom4j.
+    const dom4j = [
+      '[24/03/17 11:16:06:210 CST] ERROR cfg.Configuration: problem parsing configuration/hibernate.cfg.xml',
+      'com.dotcms.repackage.org.dom4j.DocumentException: hibernate.sourceforge.net Nested exception: hibernate.sourceforge.net',
+      '\tat com.dotcms.repackage.org.dom4j.io.SAXReader.read(SAXReader.java:484) ~[dot.tika-app-1.3_3.jar:1.3]',
+    ]
+    expect((await diagnose(dom4j)).primary).toEqual(['TD-17', 'probable_cause'])
+    expect((await diagnose([...dom4j, ...dom4j])).primary).toEqual(['TD-17', 'probable_cause'])
+    // A nested message that is no host name says nothing of a lookup.
+    expect(
+      (await diagnose(dom4j.map((l) => l.replaceAll('hibernate.sourceforge.net', 'Content is not allowed in prolog.'))))
+        .primary[0],
+    ).toBe('TD-08')
+  })
 })

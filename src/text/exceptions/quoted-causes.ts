@@ -21,6 +21,10 @@ import type { Building } from './throwables.js'
 // - Spring's RestTemplate, `new ResourceAccessException("I/O error on " + method.name() +
 //   " request for \"" + url + "\": " + ex.getMessage(), ex)` (a URL holds no unescaped quote),
 //   https://github.com/spring-projects/spring-framework/blob/main/spring-web/src/main/java/org/springframework/web/client/RestTemplate.java
+// - dom4j 1.x, whose DocumentException prints `super.getMessage() + " Nested exception: " +
+//   nestedException.getMessage()`, and whose SAXReader wraps the parser's exception with its
+//   message, https://github.com/dom4j/dom4j/blob/master/src/main/java/org/dom4j/DocumentException.java
+//   (a DTD fetched offline: `<host> Nested exception: <host>`)
 // - Flyway, `new FlywaySqlException("Unable to obtain connection from database" +
 //   getDataSourceInfo(dataSource, true) + ": " + e.getMessage(), e)` around the SQLException of
 //   `DataSource.getConnection()`, the info being ` (<JDBC URL>) for user '<user>'`,
@@ -53,6 +57,7 @@ const wrappers: readonly QuotingWrapper[] = [
     from: '": ',
     after: '',
   },
+  { class: 'org.dom4j.DocumentException', before: '', from: ' Nested exception: ', after: '' },
   {
     class: 'org.flywaydb.core.internal.exception.FlywaySqlException',
     before: 'Unable to obtain connection from database (',
@@ -111,7 +116,9 @@ function quotedCause(wrapper: QuotingWrapper, message: string): string | null {
  * wrapper's message as they stand).
  */
 export function quotedCauseOf(wrapper: Building): Building | null {
-  const listed = wrappers.find((w) => w.class === wrapper.class)
+  const name = wrapper.class ?? ''
+  // A relocated (shaded) copy ends with the listed class's whole name (`com.dotcms.repackage.org.dom4j.…`).
+  const listed = wrappers.find((w) => name === w.class || name.endsWith(`.${w.class}`))
   const quoted = listed ? quotedCause(listed, wrapper.message) : null
   // A class name is a cause's `toString()` (one without a message), never a host or a driver's words.
   if (!listed || quoted === null || quoted.length === 0 || throwableAt(quoted) !== null) return null
