@@ -361,6 +361,32 @@ describe('the exception reader, by layout', () => {
       'EADDRNOTAVAIL',
     )
   })
+
+  it('reads an errno written as its number after an `errno` label, only where Linux and the BSDs give the number the same name', () => {
+    // https://github.com/questdb/questdb/issues/3405 and /issues/4303 (test/corpus/excerpts/questdb.json):
+    // QuestDB calls the C library itself and logs the errno as a number on a line with no class.
+    const records = read([
+      '2023-05-25T23:35:11.005398Z C i.q.c.p.PGConnectionContext error [msg=`could not open read-only [file=/opt/homebrew/var/questdb/db/BinanceUM-DOTUSDT-kline-1m/2023-02-20.0/unit.i]`, errno=24]',
+      "2024-03-19T07:40:02.129410Z C i.q.c.h.p.JsonQueryProcessorState [24] error [msg=`could not mmap  [size=28800, offset=0, fd=261855, memUsed=7301204960, fileLen=28800]`, errno=12, q=`SELECT max(open_time) FROM 'binance_1s_ohlcv-btc_usdt'`]",
+    ])
+    expect(records.map((r) => [r.line, r.class, r.errno])).toEqual([
+      [1, null, 'EMFILE'],
+      [2, null, 'ENOMEM'],
+    ])
+    // errno-base.h (Linux) and sys/errno.h (FreeBSD, whence macOS) agree on 1-34 but EAGAIN (11).
+    expect(codesIn('java.io.IOException: write failed, errno: 28').errno).toBe('ENOSPC')
+    expect(codesIn('java.io.IOException: [Errno 13] open').errno).toBe('EACCES')
+    // Above 34 the same number names other errnos: ECONNREFUSED is 111 on Linux, 61 on the BSDs.
+    expect(codesIn('java.io.IOException: connect failed, errno=111').errno).toBeNull()
+    expect(codesIn('java.io.IOException: connect failed, errno=61').errno).toBeNull()
+    // A number that is no errno label's (a worker's `[24]`, a `lastErrno`) or an errno the taxonomy gives no meaning.
+    expect(codesIn('java.io.IOException: worker [24] lastErrno=24').errno).toBeNull()
+    expect(read(['2024-01-01T00:00:00.000000Z C i.q.c.CairoEngine [errno=19] cannot join group'])).toEqual([])
+    // The label alone makes the line worth reading: no `error` or errno name need be on it.
+    expect(read(['2024-01-01T00:00:00.000000Z C i.q.c.TableReader could not open [file=/db/t/a.d, errno=24]'])).toEqual(
+      [expect.objectContaining({ line: 1, class: null, errno: 'EMFILE' })],
+    )
+  })
 })
 
 describe('messages over several lines', () => {

@@ -1199,4 +1199,66 @@ describe('kinds the tuning part’s TD-18 and TD-13 misses showed (taxonomy 1.16
     expect((await diagnose(lines)).primary).toEqual(['TD-13', 'probable_cause'])
     expect((await diagnose([...lines, ...lines])).primary).toEqual(['TD-13', 'probable_cause'])
   })
+
+  it('diagnoses an errno printed as its number on a line with no class by its meaning: EMFILE an OS limit (TD-06), ENOMEM native memory (TD-12, probable)', async () => {
+    // https://github.com/questdb/questdb/issues/3405 and /issues/4303 (test/corpus/excerpts/questdb.json).
+    const emfile = [
+      '2023-05-25T23:35:11.005398Z C i.q.c.p.PGConnectionContext error [msg=`could not open read-only [file=/opt/homebrew/var/questdb/db/BinanceUM-DOTUSDT-kline-1m/2023-02-20.0/unit.i]`, errno=24]',
+    ]
+    // TD-06 is always undetermined: the service cannot inspect the host (builtin-rules/td.json).
+    expect((await diagnose(emfile)).primary).toEqual(['TD-06', 'undetermined'])
+    const enomem = [
+      '2024-03-19T07:40:02.129410Z C i.q.c.h.p.JsonQueryProcessorState [24] error [msg=`could not mmap  [size=28800, offset=0, fd=261855, memUsed=7301204960, fileLen=28800]`, errno=12, q=`SELECT 1`]',
+    ]
+    expect((await diagnose(enomem)).primary).toEqual(['TD-12', 'probable_cause'])
+    // A bare number is weaker than a class: repeated, it still corroborates nothing.
+    expect((await diagnose([...enomem, ...enomem])).primary).toEqual(['TD-12', 'probable_cause'])
+  })
+
+  it('reads the driver’s message Flyway quotes from getConnection() as the exception of the driver its JDBC URL names: PostgreSQL’s `The connection attempt failed.` is TD-18, probable', async () => {
+    // https://github.com/open-metadata/OpenMetadata/issues/16839 (test/corpus/excerpts/openmetadata.json).
+    // Flyway's JdbcUtils.openConnection throws `new FlywaySqlException("Unable to obtain connection
+    // from database" + getDataSourceInfo(dataSource, true) + ": " + e.getMessage(), e)` around the
+    // SQLException of DataSource.getConnection() (https://github.com/flyway/flyway,
+    // flyway-core/src/main/java/org/flywaydb/core/internal/jdbc/JdbcUtils.java); the URL in the
+    // data source's info names the driver, whose exception that is (pgjdbc's PSQLException).
+    const flyway = [
+      'Migrating the OpenMetadata Schema.',
+      'Failed to db migration due to ',
+      "org.flywaydb.core.internal.exception.FlywaySqlException: Unable to obtain connection from database (jdbc:postgresql://postgresql:5432/openmetadata_db?allowPublicKeyRetrieval=true&useSSL=false&serverTimezone=UTC) for user 'openmetadata_user': The connection attempt failed.",
+    ]
+    expect((await diagnose(flyway)).primary).toEqual(['TD-18', 'probable_cause'])
+    expect((await diagnose([...flyway, ...flyway])).primary).toEqual(['TD-18', 'probable_cause'])
+    // Another driver's URL does not make the words PostgreSQL's; nor does another wrapper.
+    expect((await diagnose(flyway.map((l) => l.replace('jdbc:postgresql:', 'jdbc:example:')))).primary[0]).toBe('TD-08')
+    expect(
+      (
+        await diagnose(
+          flyway.map((l) =>
+            l.replace('org.flywaydb.core.internal.exception.FlywaySqlException', 'com.example.MigrationException'),
+          ),
+        )
+      ).primary[0],
+    ).toBe('TD-08')
+  })
+
+  it('reads the host name dom4j’s DocumentException quotes after `Nested exception: `, in a relocated copy too, as a DNS failure (TD-17), probable', async () => {
+    // https://github.com/dotCMS/core/issues/11131 (test/corpus/excerpts/dotcms.json): dom4j 1.x
+    // prints its nested exception's message after its own, `super.getMessage() + " Nested
+    // exception: " + nestedException.getMessage()`, and SAXReader wraps the parser's exception
+    // with its message (https://github.com/dom4j/dom4j, src/main/java/org/dom4j/DocumentException.java);
+    // a host name alone is the JDK's UnknownHostException's message. dotCMS relocates dom4j.
+    const dom4j = [
+      '[24/03/17 11:16:06:210 CST] ERROR cfg.Configuration: problem parsing configuration/hibernate.cfg.xml',
+      'com.dotcms.repackage.org.dom4j.DocumentException: hibernate.sourceforge.net Nested exception: hibernate.sourceforge.net',
+      '\tat com.dotcms.repackage.org.dom4j.io.SAXReader.read(SAXReader.java:484) ~[dot.tika-app-1.3_3.jar:1.3]',
+    ]
+    expect((await diagnose(dom4j)).primary).toEqual(['TD-17', 'probable_cause'])
+    expect((await diagnose([...dom4j, ...dom4j])).primary).toEqual(['TD-17', 'probable_cause'])
+    // A nested message that is no host name says nothing of a lookup.
+    expect(
+      (await diagnose(dom4j.map((l) => l.replaceAll('hibernate.sourceforge.net', 'Content is not allowed in prolog.'))))
+        .primary[0],
+    ).toBe('TD-08')
+  })
 })

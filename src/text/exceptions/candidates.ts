@@ -34,6 +34,8 @@ export const candidateWords: readonly string[] = [
   'enomem',
   'eai_again',
   'eai_noname',
+  // An errno written as its number after its label, `errno=24` (codes.ts).
+  'errno',
   // A JVM error's reason or a driver's own message printed without its class (jvm-reasons.ts, driver-messages.ts).
   ...jvmReasonWords,
   ...driverMessageWords,

@@ -1,4 +1,4 @@
-import { errnoTexts } from './errno-texts.js'
+import { errnoNumbers, errnoTexts } from './errno-texts.js'
 import type { Codes, Vendor, VendorCode } from './records.js'
 
 // The standard codes in a message: SQLSTATE, a database vendor's code, an errno. Codes stay
@@ -150,9 +150,26 @@ function oracleCodeIn(lower: string): string | null {
   return null
 }
 
-/** An errno name as a word (`ECONNREFUSED`), else the message the C library or the JDK prints for one. */
+/** An errno name as a word (`ECONNREFUSED`) or a labelled number, else the message the C library or the JDK prints for one. */
 function errnoIn(text: string): string | null {
-  return errnoNameIn(text) ?? errnoTexts.find(([, message]) => text.includes(message))?.[0] ?? null
+  return errnoCodeIn(text) ?? errnoTexts.find(([, message]) => text.includes(message))?.[0] ?? null
+}
+
+/** An errno as a code: its name as a word, or its number after an `errno` label. */
+const errnoCodeIn = (text: string): string | null => errnoNameIn(text) ?? errnoNumberIn(text)
+
+/**
+ * `errno=24`, `errno: 28`, `[Errno 13]`: the number after an `errno` label (not inside a longer
+ * word, such as `lastErrno`), named where Linux and the BSDs agree (errno-texts.ts, `errnoNumbers`).
+ */
+function errnoNumberIn(text: string): string | null {
+  const lower = text.toLowerCase()
+  for (let i = lower.indexOf('errno'); i !== -1; i = lower.indexOf('errno', i + 1)) {
+    if (isLetter(lower.charCodeAt(i - 1))) continue
+    const number = after(lower, i + 5, integerAt)
+    if (number) return errnoNumbers[number] ?? null
+  }
+  return null
 }
 
 function errnoNameIn(text: string): string | null {
@@ -166,12 +183,12 @@ function errnoNameIn(text: string): string | null {
 
 /**
  * The codes of a line that names no exception class, when it carries one worth a record of
- * its own: a SQLSTATE, a vendor code, or an errno written as its name. An errno's message
+ * its own: a SQLSTATE, a vendor code, or an errno written as its name or labelled number. An errno's message
  * alone ("Connection refused") on such a line is anybody's wording, not a code.
  */
 export function lineCodes(text: string): Codes | null {
   const codes = codesIn(text)
   if (codes.sqlState !== null || codes.vendorCode !== null) return codes
-  const errno = errnoNameIn(text)
+  const errno = errnoCodeIn(text)
   return errno ? { ...codes, errno } : null
 }

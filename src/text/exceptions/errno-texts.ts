@@ -106,3 +106,18 @@ export const errnoTexts: ReadonlyArray<readonly [name: string, text: string]> = 
   ['EAI_NODATA', "Aucune adresse associée avec le nom de l'hôte"], // fr
   ['EAI_NODATA', '没有与主机名关联的地址'], // zh_CN
 ]
+
+// An errno written as its number (`errno=24`), for the names above whose number is the same on
+// Linux (include/uapi/asm-generic/errno-base.h, https://github.com/torvalds/linux) and on the
+// BSDs and macOS (sys/sys/errno.h, https://github.com/freebsd/freebsd-src): the two tables
+// agree on 1-34 but 11 (EAGAIN on Linux, EDEADLK on the BSDs). Above 34 the same number names
+// other errnos (ECONNREFUSED is 111 on Linux, 61 on the BSDs), so those are not read.
+export const errnoNumbers: Readonly<Record<string, string>> = {
+  '12': 'ENOMEM',
+  '13': 'EACCES',
+  '23': 'ENFILE',
+  '24': 'EMFILE',
+  '28': 'ENOSPC',
+  '30': 'EROFS',
+  '32': 'EPIPE',
+}

@@ -21,6 +21,17 @@ import type { Building } from './throwables.js'
 // - Spring's RestTemplate, `new ResourceAccessException("I/O error on " + method.name() +
 //   " request for \"" + url + "\": " + ex.getMessage(), ex)` (a URL holds no unescaped quote),
 //   https://github.com/spring-projects/spring-framework/blob/main/spring-web/src/main/java/org/springframework/web/client/RestTemplate.java
+// - dom4j 1.x, whose DocumentException prints `super.getMessage() + " Nested exception: " +
+//   nestedException.getMessage()`, and whose SAXReader wraps the parser's exception with its
+//   message, https://github.com/dom4j/dom4j/blob/master/src/main/java/org/dom4j/DocumentException.java
+//   (a DTD fetched offline: `<host> Nested exception: <host>`)
+// - Flyway, `new FlywaySqlException("Unable to obtain connection from database" +
+//   getDataSourceInfo(dataSource, true) + ": " + e.getMessage(), e)` around the SQLException of
+//   `DataSource.getConnection()`, the info being ` (<JDBC URL>) for user '<user>'`,
+//   https://github.com/flyway/flyway/blob/main/flyway-core/src/main/java/org/flywaydb/core/internal/jdbc/JdbcUtils.java.
+//   That cause is the driver's own exception, and the JDBC URL names the driver
+//   (`jdbcDriverExceptions`): its message is read as that class's (pgjdbc's `The connection
+//   attempt failed.`, a PSQLException's, the taxonomy's database unreachable).
 
 interface QuotingWrapper {
   class: string
@@ -29,6 +40,8 @@ interface QuotingWrapper {
   /** Where the cause's message starts after `before`, when a variable part (a URL) comes first. */
   from?: string
   after: string
+  /** The quoted cause is the exception of the JDBC driver the message's URL names (`jdbcDriverExceptions`). */
+  driverException?: true
 }
 
 const awsPrefix = 'Unable to execute HTTP request: '
@@ -44,6 +57,23 @@ const wrappers: readonly QuotingWrapper[] = [
     from: '": ',
     after: '',
   },
+  { class: 'org.dom4j.DocumentException', before: '', from: ' Nested exception: ', after: '' },
+  {
+    class: 'org.flywaydb.core.internal.exception.FlywaySqlException',
+    before: 'Unable to obtain connection from database (',
+    from: ': ',
+    after: '',
+    driverException: true,
+  },
+]
+
+/**
+ * The exception a JDBC driver throws, by the URL prefix it accepts: pgjdbc accepts
+ * `jdbc:postgresql:` (org.postgresql.Driver) and throws PSQLException,
+ * https://github.com/pgjdbc/pgjdbc/blob/master/pgjdbc/src/main/java/org/postgresql/Driver.java.
+ */
+const jdbcDriverExceptions: ReadonlyArray<readonly [urlPrefix: string, exception: string]> = [
+  ['(jdbc:postgresql:', 'org.postgresql.util.PSQLException'],
 ]
 
 /** One label of a host name (RFC 1123): letters, digits and inner hyphens, at most 63. */
@@ -67,9 +97,8 @@ function isLookedUpHost(quoted: string, message: string): boolean {
 }
 
 /** The cause's message a listed wrapper's message quotes, or null. */
-function quotedCause(name: string, message: string): string | null {
-  const wrapper = wrappers.find((w) => w.class === name)
-  if (!wrapper || !message.startsWith(wrapper.before)) return null
+function quotedCause(wrapper: QuotingWrapper, message: string): string | null {
+  if (!message.startsWith(wrapper.before)) return null
   let rest = message.slice(wrapper.before.length)
   if (wrapper.from !== undefined) {
     const at = rest.indexOf(wrapper.from)
@@ -82,13 +111,21 @@ function quotedCause(name: string, message: string): string | null {
 
 /**
  * The cause a listed wrapper's message shows when the log shows none of its own: an
- * `UnknownHostException` for a host name alone. Null for anything else (the other causes'
- * words are read from the wrapper's message as they stand).
+ * `UnknownHostException` for a host name alone, the driver's exception for Flyway's quote of
+ * a JDBC driver's message. Null for anything else (the other causes' words are read from the
+ * wrapper's message as they stand).
  */
 export function quotedCauseOf(wrapper: Building): Building | null {
-  if (wrapper.class === null) return null
-  const quoted = quotedCause(wrapper.class, wrapper.message)
-  // A class name is a cause's `toString()` (one without a message), never a host.
-  if (quoted === null || throwableAt(quoted) !== null || !isLookedUpHost(quoted, wrapper.message)) return null
+  const name = wrapper.class ?? ''
+  // A relocated (shaded) copy ends with the listed class's whole name (`com.dotcms.repackage.org.dom4j.…`).
+  const listed = wrappers.find((w) => name === w.class || name.endsWith(`.${w.class}`))
+  const quoted = listed ? quotedCause(listed, wrapper.message) : null
+  // A class name is a cause's `toString()` (one without a message), never a host or a driver's words.
+  if (!listed || quoted === null || quoted.length === 0 || throwableAt(quoted) !== null) return null
+  if (listed.driverException) {
+    const driver = jdbcDriverExceptions.find(([prefix]) => wrapper.message.includes(prefix))
+    return driver ? { class: driver[1], message: quoted, frames: [], implied: true } : null
+  }
+  if (!isLookedUpHost(quoted, wrapper.message)) return null
   return { class: 'java.net.UnknownHostException', message: quoted, frames: [], implied: true }
 }
