@@ -507,6 +507,26 @@ describe('wordings of the catalogue for states no exception carries (kinds the c
     ).toEqual(['TD-01', 'confirmed_cause'])
   })
 
+  it('reads the Kafka client’s connection set-up time-out as a dependency that does not answer in time (TD-13)', async () => {
+    // NetworkClient.handleTimedOutConnections closes a connection whose TCP set-up outlived
+    // socket.connection.setup.timeout.ms (KIP-601): "Disconnecting from node {} due to socket
+    // connection setup timeout. The timeout value is {} ms."
+    // (clients/src/main/java/org/apache/kafka/clients/NetworkClient.java, https://github.com/apache/kafka)
+    const line = (time: string) =>
+      `2024-11-06 08:41:${time} [kafka-1] INFO  o.apache.kafka.clients.NetworkClient - [Consumer clientId=consumer-orders-1, groupId=orders] Disconnecting from node -1 due to socket connection setup timeout. The timeout value is 26458 ms.`
+    expect(await diagnose([line('23,242')])).toEqual({ primary: ['TD-13', 'probable_cause'], branches: ['TD-13'] })
+    // The setting's name in the client's configuration listing is no time-out.
+    expect(
+      (
+        await diagnose([
+          '2024-11-06 08:40:57,101 [main] INFO  o.a.k.clients.consumer.ConsumerConfig - ConsumerConfig values: ',
+          '\tsocket.connection.setup.timeout.max.ms = 30000',
+          '\tsocket.connection.setup.timeout.ms = 10000',
+        ])
+      ).branches,
+    ).not.toContain('TD-13')
+  })
+
   it('reads Open Liberty’s CWWKO0221E, an endpoint that could not bind its port, as a start-up failure (TD-05)', async () => {
     // https://github.com/OpenLiberty/open-liberty/issues/32755
     expect(

@@ -376,6 +376,34 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
     ).toEqual(['permission-denied', null])
   })
 
+  it('reads a BindException whose message names the bind call as the listener’s start-up failure, without its frames', () => {
+    // The JDK names the call that failed in the message: on Windows sun.nio.ch.Net.bind0
+    // throws `NET_ThrowNew(env, WSAGetLastError(), "bind")`, printed "<error text>: bind"
+    // (src/java.base/windows/native/libnio/ch/Net.c and libnet/net_util_md.c in
+    // https://github.com/openjdk/jdk); JDK 8's PlainSocketImpl on Unix throws a BindException
+    // "<error text> (Bind failed)". A cause quoted in its wrapper's message has no frames.
+    expect(
+      verdict(
+        'org.springframework.beans.factory.BeanCreationException: Error creating bean with name ' +
+          "'server' defined in class path resource [com/example/ServerConfig.class]: Invocation of init method failed; " +
+          'nested exception is java.net.BindException: [/10.0.0.7:27777] Cannot assign requested address: bind',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    expect(verdict('java.net.BindException: Cannot assign requested address (Bind failed)')).toEqual([
+      'port-in-use',
+      'TD-05',
+    ])
+    // The same error text on a connect stays the OS limit (Windows names the call `connect`).
+    expect(verdict('java.net.BindException: Cannot assign requested address: connect')).toEqual([
+      'local-address-unavailable',
+      'TD-06',
+    ])
+    expect(verdict('java.net.BindException: Cannot assign requested address (connect failed)')).toEqual([
+      'local-address-unavailable',
+      'TD-06',
+    ])
+  })
+
   it('reads work rejected by a terminated executor as a shutdown, which supports no branch', () => {
     // https://github.com/flightstats/hub/issues/531
     expect(
