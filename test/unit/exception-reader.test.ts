@@ -722,6 +722,42 @@ describe("a cause a wrapper's message quotes, its own line not in view (quoted-c
   })
 })
 
+describe("MySQL Connector/J's nested exception block (nested-headers.ts)", () => {
+  // https://github.com/cBioPortal/cbioportal/issues/3 (test/corpus/excerpts/cbioportal.json):
+  // Connector/J 5's `Util.stackTraceToString` prints the nested throwable's class, `MESSAGE: `
+  // and its message, then `STACKTRACE:` and its printStackTrace()
+  // (https://github.com/mysql/mysql-connector-j/blob/5.1/src/com/mysql/jdbc/Util.java).
+  const block = [
+    '[ERROR] Failed to execute goal org.codehaus.mojo:sql-maven-plugin:1.5:execute (default) on project core: Communications link failure due to underlying exception:',
+    '[ERROR]',
+    '[ERROR] ** BEGIN NESTED EXCEPTION **',
+    '[ERROR]',
+    '[ERROR] java.net.SocketException',
+    '[ERROR] MESSAGE: java.net.ConnectException: Connection refused',
+    '[ERROR]',
+    '[ERROR] STACKTRACE:',
+    '[ERROR]',
+    '[ERROR] java.net.SocketException: java.net.ConnectException: Connection refused',
+    '[ERROR] at com.mysql.jdbc.StandardSocketFactory.connect(StandardSocketFactory.java:156)',
+    '[ERROR] at com.mysql.jdbc.MysqlIO.<init>(MysqlIO.java:276)',
+  ]
+
+  it('reads the class and MESSAGE lines as the header of the trace under STACKTRACE:, one throwable with its frames', () => {
+    const records = read(block, ['com.mysql.'])
+    expect(records.map((r) => [chain(r), r.frames])).toEqual([
+      [[10, 'error', ['java.net.SocketException', 'java.net.ConnectException']], ['com.mysql.']],
+    ])
+  })
+
+  it('reads a bare class and a MESSAGE line with no STACKTRACE: after them as before', () => {
+    const records = read(block.slice(4, 7))
+    expect(records.map(chain)).toEqual([
+      [1, 'error', ['java.net.SocketException']],
+      [2, 'error', ['java.net.ConnectException']],
+    ])
+  })
+})
+
 describe('a cause whose toString() does not print its class', () => {
   it('reads Paho’s `Caused by: <message> (<reason code>)` over Paho’s frames as its MqttException, inferred', () => {
     // https://github.com/256dpi/processing-mqtt/issues/28 (test/corpus/excerpts/paho.json), in

@@ -404,6 +404,42 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
     ])
   })
 
+  it('reads SSH, SMB and media-server clients’ own time-out exceptions as a call past its time-out (TD-13)', () => {
+    // Kurento's client throws org.kurento.commons.TimeoutRuntimeException, a RuntimeException for
+    // a wait past its time-out (kurento-commons, https://github.com/Kurento/kurento);
+    // https://github.com/OpenVidu/openvidu/issues/280 (test/corpus/excerpts/openvidu.json).
+    expect(
+      verdict(
+        'Caused by: org.kurento.commons.TimeoutRuntimeException: [KurentoClient]  Timeout trying to connect to websocket server ws://localhost:8888/kurento',
+        '        at org.kurento.jsonrpc.client.AbstractJsonRpcClientWebSocket.connectIfNecessary(AbstractJsonRpcClientWebSocket.java:857)',
+      ),
+    ).toEqual(['downstream-timeout', 'TD-13'])
+    // jCIFS's Transport.connect throws TransportException("Connection timeout") when its connect
+    // thread does not return in time; jcifs-ng throws its subclass ConnectionTimeoutException
+    // (https://github.com/codelibs/jcifs, src/main/java/jcifs/util/transport/);
+    // https://github.com/hierynomus/smbj/issues/414 (test/corpus/excerpts/jcifs.json).
+    expect(
+      verdict(
+        'jcifs.util.transport.TransportException: Connection timeout',
+        '\tat jcifs.util.transport.Transport.connect(Transport.java:174)',
+      ),
+    ).toEqual(['downstream-timeout', 'TD-13'])
+    expect(verdict('jcifs.util.transport.ConnectionTimeoutException: Connection timeout')).toEqual([
+      'downstream-timeout',
+      'TD-13',
+    ])
+    // sshj's Promise.retrieve chains `new TimeoutException("Timeout expired…")` into the
+    // promise's exception type (https://github.com/hierynomus/sshj, net/schmizz/concurrent/Promise.java);
+    // https://github.com/hierynomus/sshj/issues/952 (test/corpus/excerpts/sshj.json).
+    expect(verdict(' net.schmizz.sshj.transport.TransportException: Timeout expired: 30000 MILLISECONDS')).toEqual([
+      'downstream-timeout',
+      'TD-13',
+    ])
+    // Their other failures keep no meaning: a transport closed is no time-out.
+    expect(verdict('jcifs.util.transport.TransportException: Transport is disconnected Transport1')).toBeFalsy()
+    expect(verdict('net.schmizz.sshj.transport.TransportException: Broken transport; encountered EOF')).toBeFalsy()
+  })
+
   it('reads work rejected by a terminated executor as a shutdown, which supports no branch', () => {
     // https://github.com/flightstats/hub/issues/531
     expect(

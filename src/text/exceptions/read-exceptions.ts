@@ -8,6 +8,7 @@ import { levelOf } from './levels.js'
 import { FieldLines, type Line, type Lines, TextLines } from './lines.js'
 import { messageRun, unfold, wrappedClass, wrapWidth } from './message-lines.js'
 import { namelessCause } from './nameless-causes.js'
+import { nestedHeaderEnd } from './nested-headers.js'
 import { quotedCauseOf } from './quoted-causes.js'
 import { type ExceptionRecord, type LogLevel, readerBounds, type ThrowableText } from './records.js'
 import { type ClassAt, throwableAt } from './throwable-names.js'
@@ -148,7 +149,8 @@ class Reader {
       else this.readReason(line, lines, text, level)
       return line
     }
-    return this.readTrace(line, lines, head, level)
+    // A driver's header of the trace printed under it (nested-headers.ts): the trace is the record.
+    return nestedHeaderEnd(line, lines, head) ?? this.readTrace(line, lines, head, level)
   }
 
   /**
