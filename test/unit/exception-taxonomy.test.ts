@@ -404,6 +404,51 @@ describe('the verdict of a record: the deepest cause decides the kind, the compo
     ])
   })
 
+  it('reads a bind failed under RMI’s ExportException as the listener’s start-up failure: exporting is listening', () => {
+    // sun.rmi.transport.tcp.TCPTransport.listen() creates the RMI (JMX connector) server socket
+    // and wraps its BindException in `new ExportException("Port already in use: " + port, e)`, its
+    // other IOExceptions in "Listen failed on port: " (src/java.rmi/share/classes/sun/rmi/transport/
+    // tcp/TCPTransport.java in https://github.com/openjdk/jdk); RemoteException prints its detail
+    // after "; nested exception is:". https://github.com/igniterealtime/openfire-pade-plugin/issues/169
+    // (test/corpus/excerpts/openfire.json).
+    expect(
+      verdict(
+        'java.rmi.server.ExportException: Port already in use: 1099; nested exception is: ',
+        '        java.net.BindException: Cannot assign requested address (Bind failed)',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    expect(
+      verdict(
+        'java.rmi.server.ExportException: Listen failed on port: 9999; nested exception is: ',
+        '        java.net.SocketException: Cannot assign requested address',
+      ),
+    ).toEqual(['port-in-use', 'TD-05'])
+    // The same errno on a client's connect stays the OS limit: only the export is a listener.
+    expect(
+      verdict(
+        'java.rmi.ConnectIOException: error during JRMP connection establishment; nested exception is: ',
+        '        java.net.NoRouteToHostException: Cannot assign requested address',
+      ),
+    ).toEqual(['local-address-unavailable', 'TD-06'])
+  })
+
+  it('reads Bitronix’s XA pool still empty after its acquisition time-out as an exhausted pool (TD-09)', () => {
+    // BTM's XAPool throws BitronixRuntimeException("XA pool of resource " + uniqueName + " still
+    // empty after " + acquisitionTimeout + "s wait time") when no pooled connection came back in
+    // time (btm/src/main/java/bitronix/tm/resource/common/XAPool.java in
+    // https://github.com/scalar-labs/btm); https://github.com/scalar-labs/btm/issues/24
+    // (test/corpus/excerpts/bitronix.json).
+    expect(
+      verdict(
+        'bitronix.tm.recovery.RecoveryException: cannot start recovery on a PoolingDataSource containing an XAPool of resource dtfDataSource with 7 connection(s) (0 still available)',
+        '    at bitronix.tm.resource.jdbc.PoolingDataSource.startRecovery(PoolingDataSource.java:288) ~[btm-2.1.3.jar:2.1.3]',
+        'Caused by: bitronix.tm.internal.BitronixRuntimeException: XA pool of resource dtfDataSource still empty after 1s wait time',
+      ),
+    ).toEqual(['pool-exhausted', 'TD-09'])
+    // Its other runtime failures say nothing of the pool.
+    expect(verdict('bitronix.tm.internal.BitronixRuntimeException: error logging status')).toBeNull()
+  })
+
   it('reads SSH, SMB and media-server clients’ own time-out exceptions as a call past its time-out (TD-13)', () => {
     // Kurento's client throws org.kurento.commons.TimeoutRuntimeException, a RuntimeException for
     // a wait past its time-out (kurento-commons, https://github.com/Kurento/kurento);
