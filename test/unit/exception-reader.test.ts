@@ -9,6 +9,7 @@ import { readExceptions } from '../../src/text/exceptions/read-exceptions.js'
 import { type ExceptionRecord, readerBounds } from '../../src/text/exceptions/records.js'
 import { numberedAttempt, retry, sourcePosition } from '../../src/text/exceptions/trace-lines.js'
 import { excerptOfText } from '../../src/text/excerpt.js'
+import { mysqlNestedBlock } from '../helpers/mysql-nested-block.js'
 
 // The exception reader (docs/design.md, "Exceptions and codes") on real excerpts of each
 // layout, each copied verbatim from the public source named beside it.
@@ -723,24 +724,7 @@ describe("a cause a wrapper's message quotes, its own line not in view (quoted-c
 })
 
 describe("MySQL Connector/J's nested exception block (nested-headers.ts)", () => {
-  // https://github.com/cBioPortal/cbioportal/issues/3 (test/corpus/excerpts/cbioportal.json):
-  // Connector/J 5's `Util.stackTraceToString` prints the nested throwable's class, `MESSAGE: `
-  // and its message, then `STACKTRACE:` and its printStackTrace()
-  // (https://github.com/mysql/mysql-connector-j/blob/5.1/src/com/mysql/jdbc/Util.java).
-  const block = [
-    '[ERROR] Failed to execute goal org.codehaus.mojo:sql-maven-plugin:1.5:execute (default) on project core: Communications link failure due to underlying exception:',
-    '[ERROR]',
-    '[ERROR] ** BEGIN NESTED EXCEPTION **',
-    '[ERROR]',
-    '[ERROR] java.net.SocketException',
-    '[ERROR] MESSAGE: java.net.ConnectException: Connection refused',
-    '[ERROR]',
-    '[ERROR] STACKTRACE:',
-    '[ERROR]',
-    '[ERROR] java.net.SocketException: java.net.ConnectException: Connection refused',
-    '[ERROR] at com.mysql.jdbc.StandardSocketFactory.connect(StandardSocketFactory.java:156)',
-    '[ERROR] at com.mysql.jdbc.MysqlIO.<init>(MysqlIO.java:276)',
-  ]
+  const block = mysqlNestedBlock
 
   it('reads the class and MESSAGE lines as the header of the trace under STACKTRACE:, one throwable with its frames', () => {
     const records = read(block, ['com.mysql.'])

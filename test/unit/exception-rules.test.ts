@@ -14,6 +14,7 @@ import type { Evidence } from '../../src/rules/types.js'
 import { openDatabase } from '../../src/store/sqlite/database.js'
 import { RulesRepository } from '../../src/store/sqlite/rules-repository.js'
 import { excerptOfText } from '../../src/text/excerpt.js'
+import { mysqlNestedBlock } from '../helpers/mysql-nested-block.js'
 
 // Exception facts in the engine (docs/design.md, "Exceptions and codes", "Ranking",
 // "Confidence is earned"): the built-ins and the seed use them, custom rules may, and a
@@ -54,23 +55,8 @@ describe('the ranking rule: the deepest cause decides the kind, the component de
   })
 
   it('diagnoses MySQL Connector/J 5’s nested refusal as TD-18, never a confirmed TD-01 from its MESSAGE: header', async () => {
-    // https://github.com/cBioPortal/cbioportal/issues/3: the header repeats the refusal that
-    // the driver's trace under STACKTRACE: shows with its frames
-    // (https://github.com/mysql/mysql-connector-j/blob/5.1/src/com/mysql/jdbc/Util.java).
-    const result = await diagnose([
-      '[ERROR] Failed to execute goal org.codehaus.mojo:sql-maven-plugin:1.5:execute (default) on project core: Communications link failure due to underlying exception:',
-      '[ERROR]',
-      '[ERROR] ** BEGIN NESTED EXCEPTION **',
-      '[ERROR]',
-      '[ERROR] java.net.SocketException',
-      '[ERROR] MESSAGE: java.net.ConnectException: Connection refused',
-      '[ERROR]',
-      '[ERROR] STACKTRACE:',
-      '[ERROR]',
-      '[ERROR] java.net.SocketException: java.net.ConnectException: Connection refused',
-      '[ERROR] at com.mysql.jdbc.StandardSocketFactory.connect(StandardSocketFactory.java:156)',
-      '[ERROR] at com.mysql.jdbc.MysqlIO.<init>(MysqlIO.java:276)',
-    ])
+    // The header repeats the refusal that the driver's trace under STACKTRACE: shows with its frames.
+    const result = await diagnose([...mysqlNestedBlock])
     expect(result.primary[0]).toBe('TD-18')
     expect(result.branches).not.toContain('TD-01')
   })
