@@ -237,7 +237,11 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
   }, 240_000)
 
   it('metaspace exhaustion: generated classes under a small MaxMetaspaceSize are TD-03', async () => {
-    const tomcat = await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
+    // Each generated class keeps its loader and its Class mirror on the heap too: a heap of
+    // 256 MiB runs out well after the 48 MiB of Metaspace, so the JVM throws Metaspace's error
+    // instead of collecting a nearly full heap again and again (a CI run once waited 300 s).
+    const metaspaceJvm = { heapMb: 256, jvmOptions: ['-XX:MaxMetaspaceSize=48m'] }
+    const tomcat = await start('app-metaspace', metaspaceJvm)
     await probe('app-metaspace')
     const failedAt = Date.now()
     const res = await statusOrClosed(`http://127.0.0.1:${tomcats['app-metaspace'].port}/app/classes`)
@@ -247,7 +251,7 @@ describe('real Tomcat 10 and Jetty 9 failures, diagnosed end to end', () => {
     expectSummary(report, 'TD-03 ClassMetadataExhausted (jvm_memory): confirmed_cause, high confidence')
     expect(report.text).toContain('java.lang.OutOfMemoryError: Metaspace')
     await tomcat.stop()
-    await start('app-metaspace', { jvmOptions: ['-XX:MaxMetaspaceSize=48m'] })
+    await start('app-metaspace', metaspaceJvm)
     await recoveryFor('app-metaspace', report)
   }, 240_000)
 
